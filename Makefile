@@ -1,0 +1,39 @@
+# Entry points. `make run` and `make test` each create the virtualenv and install on first use.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+.PHONY: install run test test-unit lint fix clean
+
+$(INSTALLED): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(INSTALLED)
+
+## The main job: land the initial data in bronze, then `dbt build` the whole project.
+run: $(INSTALLED)
+	$(BIN)/lakehouse run
+
+## The whole test suite: unit, dbt-on-Spark integration, SQL lint.
+test: $(INSTALLED)
+	$(BIN)/python -m pytest
+
+test-unit: $(INSTALLED)
+	$(BIN)/python -m pytest python_tests/unit
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check src python_tests models
+	$(BIN)/ruff format --check src python_tests models
+	$(BIN)/sqlfluff lint
+
+fix: $(INSTALLED)
+	$(BIN)/ruff check --fix src python_tests models
+	$(BIN)/ruff format src python_tests models
+	$(BIN)/sqlfluff fix
+
+clean:
+	rm -rf target logs .lakehouse

@@ -1,0 +1,52 @@
+with
+
+orders as (
+    select * from {{ ref('int_orders_deduplicated') }}
+    where not is_deleted
+),
+
+order_lines as (
+    select * from {{ ref('int_order_lines_deduplicated') }}
+    where not is_deleted
+),
+
+order_statuses as (
+    select * from {{ ref('order_statuses') }}
+),
+
+order_totals as (
+    select
+        order_id,
+        count(*) as line_count,
+        sum(quantity) as item_count,
+        sum(line_amount) as order_amount
+    from order_lines
+    group by order_id
+),
+
+final as (
+    select
+        -- ids
+        orders.order_id,
+        orders.customer_id,
+
+        -- attributes
+        orders.status,
+        order_statuses.status_name,
+        order_statuses.is_final as is_status_final,
+
+        -- amounts
+        coalesce(order_totals.line_count, 0) as line_count,
+        coalesce(order_totals.item_count, 0) as item_count,
+        coalesce(order_totals.order_amount, 0) as order_amount,
+
+        -- timestamps
+        orders.ordered_at,
+        cast(orders.ordered_at as date) as order_date,
+        orders.updated_at
+    from orders
+    left join order_totals on orders.order_id = order_totals.order_id
+    left join order_statuses on orders.status = order_statuses.status
+)
+
+select * from final

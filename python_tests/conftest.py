@@ -1,0 +1,78 @@
+"""One SparkSession (one JVM) for the whole pytest session, shared by dbt invoked in-process.
+
+Where the Delta jars cannot be resolved, tests marked `delta` are skipped, a plain Spark
+session still serves the other Spark tests, and the run ends with one loud line that says how
+many tests were skipped and why.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from lakehouse.spark import DeltaRuntimeUnavailable, LakehouseSettings, get_or_create_session
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+_delta_unavailable: list[str] = []  # the reason, once known
+_delta_skipped: list[str] = []
+_SKIP_REASON = "Delta runtime unavailable"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "delta_spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.delta)
+
+
+@pytest.fixture(scope="session")
+def lakehouse_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("lakehouse_home")
+
+
+@pytest.fixture(scope="session")
+def spark(lakehouse_home):
+    """The session's SparkSession: with Delta when the jars resolve, plain Spark otherwise."""
+    os.environ["LAKEHOUSE_HOME"] = str(lakehouse_home)
+    try:
+        session = get_or_create_session(LakehouseSettings.from_env(PROJECT_DIR))
+    except DeltaRuntimeUnavailable as exc:
+        _delta_unavailable.append(str(exc))
+        from pyspark.sql import SparkSession
+
+        session = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def delta_spark(spark):
+    """The SparkSession with Delta; skips the test (loudly, at the end) without the runtime."""
+    if _delta_unavailable:
+        pytest.skip(f"{_SKIP_REASON}: {_delta_unavailable[0]}")
+    return spark
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and _SKIP_REASON in str(report.longrepr):
+        _delta_skipped.append(report.nodeid)
+
+
+def unique_schema(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:8]}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _delta_skipped:
+        terminalreporter.write_line(
+            f"!!! {len(_delta_skipped)} Delta tests SKIPPED, not passed: {_delta_unavailable[0]}",
+            red=True,
+            bold=True,
+        )

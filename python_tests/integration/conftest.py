@@ -1,0 +1,92 @@
+"""dbt invoked in-process against the pytest session's SparkSession, one schema per test class."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from dbt.cli.main import dbtRunner, dbtRunnerResult
+
+from lakehouse.bronze import load_batches
+from lakehouse.generator import ShopGenerator
+from python_tests.conftest import PROJECT_DIR, unique_schema
+
+
+@contextmanager
+def _env(**values: str):
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@dataclass
+class DbtProject:
+    """The repository's dbt project, pointed at throw-away schemas."""
+
+    spark: object
+    schema: str
+    bronze_schema: str
+    work_dir: Path
+    orders: int = 200
+
+    def dbt(self, *args: str, expect_success: bool = True) -> dbtRunnerResult:
+        with _env(LAKEHOUSE_SCHEMA=self.schema, LAKEHOUSE_BRONZE_SCHEMA=self.bronze_schema):
+            result = dbtRunner().invoke(
+                [
+                    *args,
+                    "--project-dir", str(PROJECT_DIR),
+                    "--profiles-dir", str(PROJECT_DIR),
+                    "--target-path", str(self.work_dir / "target"),
+                    "--log-path", str(self.work_dir / "logs"),
+                ]
+            )  # fmt: skip
+        if expect_success and not result.success:
+            failed = [
+                f"{r.node.unique_id}: {r.status} {r.message}"
+                for r in (result.result or [])
+                if getattr(r, "status", None) not in ("success", "pass")
+            ]
+            raise AssertionError(f"dbt {' '.join(args)} failed: {result.exception or failed}")
+        return result
+
+    def load_bronze(self, through: int) -> None:
+        generator = ShopGenerator(orders=self.orders, seed=7)
+        load_batches(self.spark, generator, self.bronze_schema, through)
+
+    def relation(self, name: str) -> str:
+        return f"`{self.schema}`.`{name}`"
+
+    def rows(self, sql: str) -> list:
+        return self.spark.sql(sql).collect()
+
+    def detail(self, name: str):
+        return self.rows(f"describe detail {self.relation(name)}")[0]
+
+    def tblproperties(self, name: str) -> dict[str, str]:
+        return {r.key: r.value for r in self.rows(f"show tblproperties {self.relation(name)}")}
+
+    def history(self, name: str) -> list:
+        return self.rows(f"describe history {self.relation(name)}")
+
+    def count(self, name: str, where: str = "true") -> int:
+        return self.rows(f"select count(*) as n from {self.relation(name)} where {where}")[0].n
+
+
+@pytest.fixture(scope="class")
+def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
+    return DbtProject(
+        spark=delta_spark,
+        schema=unique_schema("test"),
+        bronze_schema=unique_schema("bronze"),
+        work_dir=tmp_path_factory.mktemp("dbt"),
+    )

@@ -1,0 +1,42 @@
+"""The shop generator: deterministic, consistent change logs with a few bad rows."""
+
+from __future__ import annotations
+
+from lakehouse.generator import BRONZE_KEYS, BRONZE_SCHEMAS, ShopGenerator
+
+
+def test_same_seed_same_rows():
+    assert ShopGenerator(orders=100, seed=1).batch(2) == ShopGenerator(orders=100, seed=1).batch(2)
+    assert ShopGenerator(orders=100, seed=1).batch(0) != ShopGenerator(orders=100, seed=2).batch(0)
+
+
+def test_initial_load_has_every_table_and_only_inserts():
+    rows = ShopGenerator(orders=200).batch(0)
+    assert len(rows["orders"]) == 200
+    assert set(rows) == set(BRONZE_SCHEMAS)
+    for table, table_rows in rows.items():
+        assert table_rows, table
+        assert {r["_op"] for r in table_rows} == {"I"}
+        assert {r["_batch_id"] for r in table_rows} == {0}
+        keys = [r[BRONZE_KEYS[table]] for r in table_rows]
+        assert len(keys) == len(set(keys)), f"duplicate keys in {table}"
+
+
+def test_change_batches_update_delete_and_carry_bad_rows():
+    generator = ShopGenerator(orders=1000)
+    batches = dict(generator.batches(2))
+    initial_lines = {r["order_line_id"] for r in batches[0]["order_lines"]}
+    for batch_id in (1, 2):
+        batch = batches[batch_id]
+        ops = {(table, r["_op"]) for table, rows in batch.items() for r in rows}
+        assert {("orders", "I"), ("orders", "U"), ("customers", "U"), ("order_lines", "D")} <= ops
+        assert any(r["quantity"] < 0 for r in batch["order_lines"])
+        assert any(r["customer_id"] is None for r in batch["orders"])
+    deleted = {r["order_line_id"] for r in batches[1]["order_lines"] if r["_op"] == "D"}
+    assert deleted <= initial_lines
+
+
+def test_late_arriving_orders_are_older_than_their_batch():
+    batch = ShopGenerator(orders=1000).batch(1)
+    late = [r for r in batch["orders"] if r["_op"] == "I" and r["ordered_at"] < r["_loaded_at"]]
+    assert late

@@ -1,0 +1,43 @@
+"""The `sparkdelta` adapter: dbt-spark's adapter with Python models on open-source Spark."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.contracts.connection import AdapterResponse
+from dbt.adapters.spark.connections import SparkConnectionMethod
+from dbt.adapters.spark.impl import SparkAdapter
+
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.python_submissions import (
+    SessionPythonJobHelper,
+    SparkConnectPythonJobHelper,
+)
+
+
+class SparkDeltaAdapter(SparkAdapter):
+    ConnectionManager = SparkDeltaConnectionManager
+
+    @classmethod
+    def type(cls) -> str:
+        return "sparkdelta"
+
+    @property
+    def default_python_submission_method(self) -> str:
+        # In-process when dbt itself runs the session; over Spark Connect for remote Spark.
+        if self.config.credentials.method == SparkConnectionMethod.SESSION:
+            return "session"
+        return "spark_connect"
+
+    @property
+    def python_submission_helpers(self) -> dict[str, builtins.type[PythonJobHelper]]:
+        return {
+            "session": SessionPythonJobHelper,
+            "spark_connect": SparkConnectPythonJobHelper,
+        }
+
+    def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
+        # `code` records the submission method in run_results.json.
+        return AdapterResponse(_message="OK", code=submission_result)

@@ -1,0 +1,71 @@
+"""Python model submission on open-source Spark: in-process session or Spark Connect.
+
+The compiled model code (dbt's `model()` plus the writer from `py_write_table`) expects a
+global named `spark`; each helper supplies a SparkSession and executes the code.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Any
+
+from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.spark.connections import SparkCredentials
+from dbt_common.exceptions import DbtRuntimeError
+
+
+class _ExecPythonJobHelper(PythonJobHelper):
+    method = ""
+
+    def __init__(self, parsed_model: dict, credentials: SparkCredentials) -> None:
+        self.parsed_model = parsed_model
+        self.credentials = credentials
+
+    def session(self) -> Any:
+        raise NotImplementedError
+
+    def submit(self, compiled_code: str) -> str:
+        model_id = self.parsed_model.get("unique_id", self.parsed_model.get("alias"))
+        namespace = {"__name__": f"dbt_python_model.{self.parsed_model.get('alias')}"}
+        namespace["spark"] = self.session()
+        try:
+            exec(compile(compiled_code, f"<{model_id}>", "exec"), namespace)
+        except Exception as exc:
+            # Keep the user's frames: the model file's line is what they need to see.
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            raise DbtRuntimeError(f"Python model {model_id} failed: {detail}") from exc
+        return self.method
+
+
+class SessionPythonJobHelper(_ExecPythonJobHelper):
+    """Runs the model in this process, on the SparkSession dbt's SQL uses."""
+
+    method = "session"
+
+    def session(self) -> Any:
+        from lakehouse.spark import get_or_create_session
+
+        return get_or_create_session()
+
+
+class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
+    """Runs the model through a Spark Connect endpoint (for clusters reached over Thrift)."""
+
+    method = "spark_connect"
+
+    def session(self) -> Any:
+        url = (
+            self.parsed_model["config"].get("spark_connect_url")
+            or getattr(self.credentials, "spark_connect_url", None)
+            or os.environ.get("SPARK_REMOTE")
+        )
+        if not url:
+            raise DbtRuntimeError(
+                f"Python model {self.parsed_model.get('unique_id')} uses submission_method "
+                "'spark_connect' but no endpoint is set: add `spark_connect_url: sc://host:15002` "
+                "to the profile (or the model config), or set SPARK_REMOTE."
+            )
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        return ConnectSession.builder.remote(url).getOrCreate()

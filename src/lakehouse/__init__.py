@@ -1,0 +1,1 @@
+"""Runtime glue for the Delta Lake lakehouse: Spark session, data generator, CLI."""
