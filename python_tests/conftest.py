@@ -8,6 +8,7 @@ many tests were skipped and why.
 from __future__ import annotations
 
 import os
+import socket
 import uuid
 from pathlib import Path
 
@@ -32,12 +33,31 @@ def lakehouse_home(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lakehouse_home")
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @pytest.fixture(scope="session")
-def spark(lakehouse_home):
-    """The session's SparkSession: with Delta when the jars resolve, plain Spark otherwise."""
+def spark_connect_port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+def spark(lakehouse_home, spark_connect_port):
+    """The session's SparkSession: with Delta when the jars resolve, plain Spark otherwise.
+
+    It also serves Spark Connect on a free port, so Python models can be submitted through
+    `spark_connect` against the same metastore.
+    """
     os.environ["LAKEHOUSE_HOME"] = str(lakehouse_home)
+    connect = {
+        "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+        "spark.connect.grpc.binding.port": str(spark_connect_port),
+    }
     try:
-        session = get_or_create_session(LakehouseSettings.from_env(PROJECT_DIR))
+        session = get_or_create_session(LakehouseSettings.from_env(PROJECT_DIR), connect)
     except DeltaRuntimeUnavailable as exc:
         _delta_unavailable.append(str(exc))
         from pyspark.sql import SparkSession

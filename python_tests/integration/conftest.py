@@ -39,6 +39,10 @@ class DbtProject:
     work_dir: Path
     orders: int = 200
 
+    def env(self, **values: str):
+        """Extra environment for the dbt invocations inside the `with` block."""
+        return _env(**values)
+
     def dbt(self, *args: str, expect_success: bool = True) -> dbtRunnerResult:
         with _env(LAKEHOUSE_SCHEMA=self.schema, LAKEHOUSE_BRONZE_SCHEMA=self.bronze_schema):
             result = dbtRunner().invoke(

@@ -69,3 +69,32 @@ class TestBuild:
         project.dbt("build")
         after = {m: project.count(m) for m in before}
         assert after == before
+
+
+class TestSparkConnectSubmission:
+    def test_python_model_runs_through_spark_connect(self, dbt_project, spark_connect_port):
+        dbt_project.load_bronze(through=0)
+        dbt_project.dbt("build", "-s", "+fct_orders", "--exclude", "resource_type:test")
+        with dbt_project.env(
+            LAKEHOUSE_PYTHON_SUBMISSION="spark_connect",
+            LAKEHOUSE_SPARK_CONNECT_URL=f"sc://localhost:{spark_connect_port}",
+        ):
+            result = dbt_project.dbt("run", "-s", "fct_customer_revenue")
+        assert [r.adapter_response.get("code") for r in result.result] == ["spark_connect"]
+        detail = dbt_project.detail("fct_customer_revenue")
+        assert detail.format == "delta"
+        assert detail.properties["lakehouse.layer"] == "gold"
+        assert dbt_project.count("fct_customer_revenue") > 0
+
+
+class TestBronzeLoad:
+    def test_reloading_a_batch_commits_nothing(self, dbt_project):
+        dbt_project.load_bronze(through=1)
+        orders = f"`{dbt_project.bronze_schema}`.`orders`"
+        versions = len(dbt_project.rows(f"describe history {orders}"))
+        rows = dbt_project.rows(f"select count(*) as n from {orders}")[0].n
+        dbt_project.load_bronze(through=1)
+        assert len(dbt_project.rows(f"describe history {orders}")) == versions
+        assert dbt_project.rows(f"select count(*) as n from {orders}")[0].n == rows
+        batches = dbt_project.rows(f"select distinct _batch_id from {orders} order by 1")
+        assert [r._batch_id for r in batches] == [0, 1]

@@ -5,13 +5,32 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from lakehouse.generator import BRONZE_SCHEMAS, CHANGE_LOG_COLUMNS, ShopGenerator, bronze_ddl_schema
+import pyarrow as pa
+
+from lakehouse.generator import BRONZE_SCHEMAS, ShopGenerator, bronze_columns, bronze_ddl_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 DEFAULT_BRONZE_SCHEMA = "bronze"
+
+
+def _arrow_type(sql_type: str) -> pa.DataType:
+    if sql_type.startswith("decimal("):
+        precision, scale = sql_type[len("decimal(") : -1].split(",")
+        return pa.decimal128(int(precision), int(scale))
+    return {
+        "bigint": pa.int64(),
+        "int": pa.int32(),
+        "string": pa.string(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+    }[sql_type]
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """Arrow schema of a bronze table: rows go to Spark through Arrow, nulls and all."""
+    return pa.schema([(name, _arrow_type(sql_type)) for name, sql_type in bronze_columns(table)])
 
 
 def create_bronze_tables(spark: SparkSession, schema: str) -> None:
@@ -31,8 +50,6 @@ def load_batches(
     Each append carries Delta's idempotent-write identifiers (txnAppId/txnVersion = batch id),
     so a retried or repeated load of a batch commits nothing.
     """
-    import pandas as pd
-
     create_bronze_tables(spark, schema)
     loaded: dict[int, dict[str, int]] = {}
     for batch_id, rows_by_table in generator.batches(through):
@@ -40,10 +57,7 @@ def load_batches(
         for table, rows in rows_by_table.items():
             if not rows:
                 continue
-            columns = [name for name, _ in BRONZE_SCHEMAS[table]] + CHANGE_LOG_COLUMNS
-            frame = spark.createDataFrame(
-                pd.DataFrame(rows, columns=columns), schema=bronze_ddl_schema(table)
-            )
+            frame = spark.createDataFrame(pa.Table.from_pylist(rows, schema=arrow_schema(table)))
             (
                 frame.write.format("delta")
                 .mode("append")

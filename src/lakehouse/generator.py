@@ -19,8 +19,8 @@ CATEGORIES = ["books", "games", "garden", "kitchen", "music", "outdoor", "toys"]
 STATUSES = ["placed", "paid", "shipped", "delivered", "cancelled"]
 PAYMENT_METHODS = ["card", "ideal", "paypal", "gift_card"]
 
-# Bronze table name -> its columns, in order; the change-log columns come last.
-CHANGE_LOG_COLUMNS = ["_op", "_batch_id", "_loaded_at"]
+# Bronze table name -> its columns, in order; the change-log columns follow (bronze_columns).
+CHANGE_LOG_COLUMNS = [("_op", "string"), ("_batch_id", "int"), ("_loaded_at", "timestamp")]
 BRONZE_SCHEMAS: dict[str, list[tuple[str, str]]] = {
     "customers": [
         ("customer_id", "bigint"),
@@ -70,13 +70,12 @@ BRONZE_KEYS = {
 }
 
 
+def bronze_columns(table: str) -> list[tuple[str, str]]:
+    return BRONZE_SCHEMAS[table] + CHANGE_LOG_COLUMNS
+
+
 def bronze_ddl_schema(table: str) -> str:
-    columns = BRONZE_SCHEMAS[table] + [
-        ("_op", "string"),
-        ("_batch_id", "int"),
-        ("_loaded_at", "timestamp"),
-    ]
-    return ", ".join(f"{name} {dtype}" for name, dtype in columns)
+    return ", ".join(f"{name} {dtype}" for name, dtype in bronze_columns(table))
 
 
 @dataclass(frozen=True)

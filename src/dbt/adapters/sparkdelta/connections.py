@@ -20,6 +20,9 @@ logger = AdapterLogger("SparkDelta")
 class SparkDeltaCredentials(SparkCredentials):
     # Spark Connect endpoint for Python models submitted with `spark_connect`.
     spark_connect_url: str | None = None
+    # Default submission method of Python models (`session` or `spark_connect`); when unset,
+    # `session` for the session method and `spark_connect` for every remote method.
+    python_submission_method: str | None = None
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and self.host is None:

@@ -27,7 +27,10 @@ class SparkDeltaAdapter(SparkAdapter):
     @property
     def default_python_submission_method(self) -> str:
         # In-process when dbt itself runs the session; over Spark Connect for remote Spark.
-        if self.config.credentials.method == SparkConnectionMethod.SESSION:
+        credentials = self.config.credentials
+        if credentials.python_submission_method:
+            return credentials.python_submission_method
+        if credentials.method == SparkConnectionMethod.SESSION:
             return "session"
         return "spark_connect"
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
+
+_CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 
 
 class _ExecPythonJobHelper(PythonJobHelper):
@@ -25,12 +29,17 @@ class _ExecPythonJobHelper(PythonJobHelper):
     def session(self) -> Any:
         raise NotImplementedError
 
+    @contextmanager
+    def api_mode(self) -> Iterator[None]:
+        yield
+
     def submit(self, compiled_code: str) -> str:
         model_id = self.parsed_model.get("unique_id", self.parsed_model.get("alias"))
         namespace = {"__name__": f"dbt_python_model.{self.parsed_model.get('alias')}"}
         namespace["spark"] = self.session()
         try:
-            exec(compile(compiled_code, f"<{model_id}>", "exec"), namespace)
+            with self.api_mode():
+                exec(compile(compiled_code, f"<{model_id}>", "exec"), namespace)
         except Exception as exc:
             # Keep the user's frames: the model file's line is what they need to see.
             detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -69,3 +78,18 @@ class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
         from pyspark.sql.connect.session import SparkSession as ConnectSession
 
         return ConnectSession.builder.remote(url).getOrCreate()
+
+    @contextmanager
+    def api_mode(self) -> Iterator[None]:
+        # pyspark.sql.functions builds Connect columns only when this variable is set; without
+        # it, a process that also holds a classic session (the local target) would hand the
+        # model classic columns that a Connect DataFrame cannot use.
+        previous = os.environ.get(_CONNECT_MODE)
+        os.environ[_CONNECT_MODE] = "1"
+        try:
+            yield
+        finally:
+            if previous is None:
+                os.environ.pop(_CONNECT_MODE, None)
+            else:
+                os.environ[_CONNECT_MODE] = previous

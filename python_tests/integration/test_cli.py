@@ -1,4 +1,5 @@
-"""Without resolvable Delta jars the user gets one short error, not a Java stack trace."""
+"""What a user of `make run` sees: quiet output, and one short error when the Delta jars are
+missing (never a Java stack trace)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,22 @@ def test_dbt_build_explains_missing_jars(unresolvable_env):
     assert result.returncode != 0
     assert delta_coordinates()[0] in result.stdout
     assert "at org.apache.spark" not in result.stdout + result.stderr
+
+
+def test_lakehouse_run_output_is_quiet(delta_spark, tmp_path):
+    env = {
+        **os.environ,
+        "LAKEHOUSE_HOME": str(tmp_path / "home"),
+        "LAKEHOUSE_SCHEMA": "quiet_run",
+        "LAKEHOUSE_BRONZE_SCHEMA": "quiet_bronze",
+    }
+    result = _run([sys.executable, "-m", "lakehouse.cli", "--orders", "100", "run"], env)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "Completed successfully" in result.stdout
+    jvm_noise = [
+        line
+        for line in output.splitlines()
+        if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
+    ]
+    assert jvm_noise == []
