@@ -38,6 +38,7 @@ class DbtProject:
     bronze_schema: str
     work_dir: Path
     orders: int = 200
+    project_dir: Path = PROJECT_DIR
 
     def env(self, **values: str):
         """Extra environment for the dbt invocations inside the `with` block."""
@@ -48,7 +49,7 @@ class DbtProject:
             result = dbtRunner().invoke(
                 [
                     *args,
-                    "--project-dir", str(PROJECT_DIR),
+                    "--project-dir", str(self.project_dir),
                     "--profiles-dir", str(PROJECT_DIR),
                     "--target-path", str(self.work_dir / "target"),
                     "--log-path", str(self.work_dir / "logs"),
@@ -93,4 +94,52 @@ def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
         schema=unique_schema("test"),
         bronze_schema=unique_schema("bronze"),
         work_dir=tmp_path_factory.mktemp("dbt"),
+    )
+
+
+SCRATCH_PROJECT_YML = """
+name: lakehouse
+version: "0.1.0"
+config-version: 2
+profile: lakehouse
+macro-paths: ["macros"]
+on-run-end:
+  - "{{ lakehouse.reset_commit_metadata() }}"
+models:
+  lakehouse:
+    +file_format: delta
+    +materialized: incremental
+    +pre-hook: "{{ lakehouse.set_commit_metadata() }}"
+    +post-hook: "{{ lakehouse.reset_commit_metadata() }}"
+"""
+
+
+class ScratchProject(DbtProject):
+    """A throw-away dbt project that uses the repository's macros, for macro scenarios."""
+
+    def write(self, relative_path: str, text: str) -> None:
+        path = self.project_dir / relative_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def model(self, name: str, sql: str) -> None:
+        self.write(f"models/{name}.sql", sql)
+
+    def compiled(self, name: str) -> str:
+        self.dbt("compile", "-s", name)
+        [path] = (self.work_dir / "target" / "compiled").rglob(f"{name}.sql")
+        return path.read_text()
+
+
+@pytest.fixture(scope="class")
+def scratch_project(delta_spark, tmp_path_factory) -> ScratchProject:
+    project_dir = tmp_path_factory.mktemp("scratch_project")
+    (project_dir / "dbt_project.yml").write_text(SCRATCH_PROJECT_YML)
+    (project_dir / "macros").symlink_to(PROJECT_DIR / "macros")
+    return ScratchProject(
+        spark=delta_spark,
+        schema=unique_schema("macros"),
+        bronze_schema=unique_schema("unused"),
+        work_dir=tmp_path_factory.mktemp("dbt"),
+        project_dir=project_dir,
     )

@@ -7,6 +7,7 @@ the tuning are configured once. Every setting can be overridden by an environmen
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -198,4 +199,7 @@ def _launch(settings: LakehouseSettings) -> SparkSession:
             launch_output = log_path.read_bytes()[start:].decode("utf-8", "replace")
             raise DeltaRuntimeUnavailable(explain_launch_failure(launch_output, log_path)) from exc
     SparkContext(conf=conf, gateway=gateway)
+    # PySpark logs every failed statement with its JVM stack trace; the caller (dbt) already
+    # reports the error, so keep the terminal readable.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     return SparkSession.builder.enableHiveSupport().getOrCreate()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import builtins
+import subprocess
+from functools import cache
 from typing import Any
 
-from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
@@ -15,6 +17,17 @@ from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
 )
+
+
+@cache
+def project_git_revision(project_root: str) -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=project_root, capture_output=True, text=True
+        )
+    except OSError:  # no git on this machine
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
 
 
 class SparkDeltaAdapter(SparkAdapter):
@@ -40,6 +53,11 @@ class SparkDeltaAdapter(SparkAdapter):
             "session": SessionPythonJobHelper,
             "spark_connect": SparkConnectPythonJobHelper,
         }
+
+    @available
+    def git_revision(self) -> str | None:
+        """The project's git commit, for commit provenance (None outside a git checkout)."""
+        return project_git_revision(self.config.project_root)
 
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         # `code` records the submission method in run_results.json.

@@ -1,0 +1,174 @@
+"""Delta DDL from model config: features, properties, constraints and clustering in the first
+commit, and drift reconciliation on later runs. Checked on the tables themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+ROWS = "select * from values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30) as t(id, name, amount)"
+
+
+def model_sql(config: str, sql: str = ROWS) -> str:
+    return f"{{{{ config({config}) }}}}\n{sql}\n"
+
+
+class TestFeaturesAndProperties:
+    def test_first_load_is_in_the_change_feed_and_row_tracked(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "features",
+            model_sql(
+                "unique_key='id', tblproperties={'delta.enableChangeDataFeed': true, "
+                "'delta.enableRowTracking': 'true', 'delta.enableDeletionVectors': 'true', "
+                "'quality': 'silver'}, delta_features=['inCommitTimestamp', 'v2Checkpoint']"
+            ),
+        )
+        p.dbt("run", "-s", "features")
+        detail = p.detail("features")
+        assert {"changeDataFeed", "rowTracking", "deletionVectors"} <= set(detail.tableFeatures)
+        assert {"inCommitTimestamp", "v2Checkpoint"} <= set(detail.tableFeatures)
+        assert len(p.history("features")) == 1, "features must come with the first write"
+        changes = p.rows(f"select id from table_changes('{p.schema}.features', 0)")
+        assert sorted(r.id for r in changes) == [1, 2, 3]
+        row_ids = p.rows(f"select _metadata.row_id as row_id from {p.relation('features')}")
+        assert len({r.row_id for r in row_ids}) == 3 and None not in {r.row_id for r in row_ids}
+
+    def test_removed_property_is_unset_and_delta_own_properties_stay(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "drift",
+            model_sql(
+                "unique_key='id', tblproperties={'delta.enableRowTracking': 'true', "
+                "'team': 'sales', 'quality': 'bronze'}"
+            ),
+        )
+        p.dbt("run", "-s", "drift")
+        own = {
+            k: v for k, v in p.tblproperties("drift").items() if k.startswith("delta.rowTracking.")
+        }
+        assert own, "row tracking sets its own materialized-column properties"
+
+        p.model(
+            "drift",
+            model_sql(
+                "unique_key='id', tblproperties={'delta.enableRowTracking': 'true', "
+                "'quality': 'silver', 'delta.appendOnly': 'false'}"
+            ),
+        )
+        p.dbt("run", "-s", "drift")
+        properties = p.tblproperties("drift")
+        assert "team" not in properties
+        assert properties["quality"] == "silver"
+        assert properties["delta.appendOnly"] == "false"
+        assert {k: properties[k] for k in own} == own
+        operations = [r.operation for r in p.history("drift")]
+        assert {"SET TBLPROPERTIES", "UNSET TBLPROPERTIES"} <= set(operations)
+
+    def test_unknown_feature_is_a_compile_error_naming_the_model(self, scratch_project):
+        p = scratch_project
+        p.model("bad_feature", model_sql("delta_features=['timeTravelTurbo']"))
+        result = p.dbt("run", "-s", "bad_feature", expect_success=False)
+        message = str(result.result[0].message)
+        assert "model.lakehouse.bad_feature" in message and "timeTravelTurbo" in message
+        assert p.rows(f"show tables in {p.schema} like 'bad_feature'") == []
+
+
+class TestConstraints:
+    def test_constraints_are_in_the_first_commit_and_enforced(self, scratch_project):
+        p = scratch_project
+        p.write(
+            "models/checked.yml",
+            """
+version: 2
+models:
+  - name: checked
+    constraints:
+      - type: check
+        name: amount_positive
+        expression: "amount > 0"
+    columns:
+      - name: id
+        constraints:
+          - type: not_null
+""",
+        )
+        p.model("checked", model_sql("unique_key='id'"))
+        p.dbt("run", "-s", "checked")
+        properties = p.tblproperties("checked")
+        assert properties["delta.constraints.amount_positive"] == "amount > 0"
+        assert properties["delta.constraints.id_not_null"] == "`id` is not null"
+        assert len(p.history("checked")) == 1
+
+        version = len(p.history("checked"))
+        p.model(
+            "checked", model_sql("unique_key='id'", "select 4 as id, 'd' as name, -5 as amount")
+        )
+        result = p.dbt("run", "-s", "checked", expect_success=False)
+        assert "amount_positive" in str(result.result[0].message)
+        assert len(p.history("checked")) == version, "a rejected batch must not commit"
+        assert p.count("checked") == 3
+
+    def test_constraint_changes_are_applied_on_incremental_runs(self, scratch_project):
+        p = scratch_project
+        p.write(
+            "models/checked.yml",
+            """
+version: 2
+models:
+  - name: checked
+    constraints:
+      - type: check
+        name: amount_small
+        expression: "amount < 1000"
+""",
+        )
+        p.model("checked", model_sql("unique_key='id'"))
+        p.dbt("run", "-s", "checked")
+        properties = p.tblproperties("checked")
+        assert properties["delta.constraints.amount_small"] == "amount < 1000"
+        assert "delta.constraints.amount_positive" not in properties
+        assert "delta.constraints.id_not_null" not in properties
+
+    def test_unenforceable_constraint_is_a_compile_error(self, scratch_project):
+        p = scratch_project
+        p.write(
+            "models/pk.yml",
+            """
+version: 2
+models:
+  - name: pk
+    columns:
+      - name: id
+        constraints:
+          - type: primary_key
+""",
+        )
+        p.model("pk", model_sql("unique_key='id'"))
+        result = p.dbt("run", "-s", "pk", expect_success=False)
+        message = str(result.result[0].message)
+        assert "model.lakehouse.pk" in message and "primary_key" in message
+
+
+class TestLayout:
+    def test_liquid_clustering_is_created_and_changed(self, scratch_project):
+        p = scratch_project
+        p.model("clustered", model_sql("unique_key='id', liquid_clustered_by=['name']"))
+        p.dbt("run", "-s", "clustered")
+        assert list(p.detail("clustered").clusteringColumns) == ["name"]
+        p.model("clustered", model_sql("unique_key='id', liquid_clustered_by=['amount', 'id']"))
+        p.dbt("run", "-s", "clustered")
+        assert list(p.detail("clustered").clusteringColumns) == ["amount", "id"]
+
+    def test_partitioning_and_clustering_together_is_rejected(self, scratch_project):
+        p = scratch_project
+        p.model("both", model_sql("partition_by='name', liquid_clustered_by=['id']"))
+        result = p.dbt("run", "-s", "both", expect_success=False)
+        message = str(result.result[0].message)
+        assert "model.lakehouse.both" in message and "partition_by" in message
+
+    @pytest.mark.parametrize("option", ["identity_columns", "generated_columns"])
+    def test_identity_and_generated_columns_fail_early(self, scratch_project, option):
+        p = scratch_project
+        p.model(f"with_{option}", model_sql(f"{option}=['id']"))
+        result = p.dbt("run", "-s", f"with_{option}", expect_success=False)
+        assert option in str(result.result[0].message)
