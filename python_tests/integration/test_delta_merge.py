@@ -1,0 +1,225 @@
+"""MERGE and the other incremental strategies, checked on the rows, the change feed and the
+history of the target tables."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+def values(rows: list[tuple], columns: str) -> str:
+    literal = ", ".join(
+        "(" + ", ".join("null" if v is None else repr(v) for v in row) + ")" for row in rows
+    )
+    return f"select * from values {literal} as t({columns})"
+
+
+def model(config: str, rows: list[tuple], columns: str = "id, name, amount") -> str:
+    return f"{{{{ config({config}) }}}}\n{values(rows, columns)}\n"
+
+
+def table_rows(project, name: str, columns: str = "id, name, amount") -> list[tuple]:
+    return sorted(
+        (tuple(r) for r in project.rows(f"select {columns} from {project.relation(name)}")),
+        key=repr,
+    )
+
+
+def change_count(project, name: str) -> int:
+    return project.rows(f"select count(*) as n from table_changes('{project.schema}.{name}', 0)")[
+        0
+    ].n
+
+
+CDF = "tblproperties={'delta.enableChangeDataFeed': 'true'}"
+
+
+class TestMerge:
+    def test_null_safe_composite_keys_and_no_op_rerun(self, scratch_project):
+        p = scratch_project
+        config = f"unique_key=['id', 'name'], {CDF}"
+        batch = [(1, "a", 10), (None, "b", 20), (3, None, 30)]
+        p.model("merged", model(config, batch))
+        p.dbt("run", "-s", "merged")
+        p.dbt("run", "-s", "merged")  # same batch again: matched, unchanged
+        assert table_rows(p, "merged") == sorted(batch, key=repr)
+        changes = change_count(p, "merged")
+        versions = len(p.history("merged"))
+
+        p.dbt("run", "-s", "merged")
+        assert change_count(p, "merged") == changes, "a rerun must add no change-data rows"
+        assert table_rows(p, "merged") == sorted(batch, key=repr)
+        assert len(p.history("merged")) >= versions
+
+        p.model("merged", model(config, [(None, "b", 21), (4, "d", 40)]))
+        p.dbt("run", "-s", "merged")
+        assert table_rows(p, "merged") == sorted(
+            [(1, "a", 10), (None, "b", 21), (3, None, 30), (4, "d", 40)], key=repr
+        )
+        updates = p.rows(
+            f"select id, amount from table_changes('{p.schema}.merged', 0) "
+            "where _change_type = 'update_postimage'"
+        )
+        assert [(r.id, r.amount) for r in updates] == [(None, 21)]
+
+    def test_delete_clause_conditions_and_not_matched_by_source(self, scratch_project):
+        p = scratch_project
+        columns = "id, name, amount, is_deleted"
+        p.model(
+            "clauses",
+            model("unique_key='id'", [(i, f"n{i}", i * 10, False) for i in range(1, 7)], columns),
+        )
+        p.dbt("run", "-s", "clauses")
+        config = (
+            "unique_key='id', matched_delete_condition='DBT_INTERNAL_SOURCE.is_deleted', "
+            "matched_condition='DBT_INTERNAL_SOURCE.amount >= DBT_INTERNAL_DEST.amount', "
+            "not_matched_condition='DBT_INTERNAL_SOURCE.amount > 0', "
+            "not_matched_by_source_action='delete', "
+            "not_matched_by_source_condition='DBT_INTERNAL_DEST.id > 5'"
+        )
+        batch = [
+            (1, "n1", 10, True),  # flagged: deleted
+            (2, "n2", 99, False),  # newer amount: updated
+            (3, "n3", 1, False),  # smaller amount: the matched condition keeps the old row
+            (7, "n7", 70, False),  # new: inserted
+            (8, "n8", -1, False),  # new but fails the not-matched condition
+            (4, "n4", 40, False),
+            (5, "n5", 50, False),
+        ]  # 6 is absent from the source and id > 5: deleted by source
+        p.model("clauses", model(config, batch, columns))
+        p.dbt("run", "-s", "clauses")
+        assert table_rows(p, "clauses", "id, amount") == [
+            (2, 99),
+            (3, 30),
+            (4, 40),
+            (5, 50),
+            (7, 70),
+        ]
+
+    def test_not_matched_by_source_update_and_update_columns(self, scratch_project):
+        p = scratch_project
+        p.model("soft", model("unique_key='id'", [(1, "a", 1), (2, "b", 2)]))
+        p.dbt("run", "-s", "soft")
+        config = (
+            "unique_key='id', merge_update_columns=['amount'], "
+            "not_matched_by_source_action='update', "
+            "not_matched_by_source_set={'amount': '0'}"
+        )
+        p.model("soft", model(config, [(1, "renamed", 100)]))
+        p.dbt("run", "-s", "soft")
+        assert table_rows(p, "soft") == [(1, "a", 100), (2, "b", 0)]
+
+    def test_skip_matched_step_only_inserts(self, scratch_project):
+        p = scratch_project
+        p.model("insert_only", model("unique_key='id'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "insert_only")
+        p.model(
+            "insert_only",
+            model("unique_key='id', skip_matched_step=true", [(1, "z", 9), (2, "b", 2)]),
+        )
+        p.dbt("run", "-s", "insert_only")
+        assert table_rows(p, "insert_only") == [(1, "a", 1), (2, "b", 2)]
+
+    def test_schema_evolution_adds_the_new_column(self, scratch_project):
+        p = scratch_project
+        p.model("evolving", model("unique_key='id'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "evolving")
+        p.model(
+            "evolving",
+            model(
+                "unique_key='id', merge_with_schema_evolution=true",
+                [(1, "a", 1, "x"), (2, "b", 2, "y")],
+                "id, name, amount, note",
+            ),
+        )
+        p.dbt("run", "-s", "evolving")
+        assert table_rows(p, "evolving", "id, note") == [(1, "x"), (2, "y")]
+        setting = p.rows("set spark.databricks.delta.schema.autoMerge.enabled")[0].value
+        assert setting in ("<undefined>", "false"), "the session setting must be restored"
+
+    @pytest.mark.parametrize(
+        "config, fragment",
+        [
+            ("incremental_strategy='merge'", "needs a `unique_key`"),
+            ("unique_key='id', skip_matched_step=true, skip_not_matched_step=true", "both true"),
+            ("unique_key='id', not_matched_by_source_action='archive'", "'delete' or 'update'"),
+            ("unique_key='id; drop table x'", "Invalid unique_key"),
+            ("incremental_strategy='replace_where'", "needs `incremental_predicates`"),
+            ("incremental_strategy='upsert_magic'", "upsert_magic"),
+        ],
+    )
+    def test_wrong_configuration_names_the_model_and_option(
+        self, scratch_project, config, fragment
+    ):
+        p = scratch_project
+        p.model("misconfigured", model("unique_key='id'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "misconfigured", "--full-refresh")
+        p.model("misconfigured", model(config, [(1, "a", 2)]))
+        result = p.dbt("run", "-s", "misconfigured", expect_success=False)
+        message = str(result.result[0].message)
+        assert fragment in message
+        assert "misconfigured" in message
+
+
+class TestOtherStrategies:
+    def test_append(self, scratch_project):
+        p = scratch_project
+        p.model("appended", model("incremental_strategy='append'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "appended")
+        p.dbt("run", "-s", "appended")
+        assert table_rows(p, "appended") == [(1, "a", 1), (1, "a", 1)]
+
+    def test_insert_overwrite_replaces_only_touched_partitions(self, scratch_project):
+        p = scratch_project
+        config = "incremental_strategy='insert_overwrite', partition_by='name'"
+        p.model("overwritten", model(config, [(1, "a", 1), (2, "b", 2)]))
+        p.dbt("run", "-s", "overwritten")
+        before = p.rows("set spark.sql.sources.partitionOverwriteMode")[0].value
+        p.model("overwritten", model(config, [(3, "b", 3)]))
+        p.dbt("run", "-s", "overwritten")
+        assert table_rows(p, "overwritten") == [(1, "a", 1), (3, "b", 3)]
+        assert p.rows("set spark.sql.sources.partitionOverwriteMode")[0].value == before
+
+    def test_replace_where(self, scratch_project):
+        p = scratch_project
+        config = "incremental_strategy='replace_where', incremental_predicates=['amount >= 10']"
+        p.model("replaced", model(config, [(1, "a", 1), (2, "b", 20)]))
+        p.dbt("run", "-s", "replaced")
+        p.model("replaced", model(config, [(3, "c", 30)]))
+        p.dbt("run", "-s", "replaced")
+        assert table_rows(p, "replaced") == [(1, "a", 1), (3, "c", 30)]
+
+    def test_delete_insert(self, scratch_project):
+        p = scratch_project
+        config = "incremental_strategy='delete+insert', unique_key='id'"
+        p.model("reinserted", model(config, [(1, "a", 1), (2, "b", 2)]))
+        p.dbt("run", "-s", "reinserted")
+        p.model("reinserted", model(config, [(2, "b2", 22), (2, "b3", 23), (3, "c", 3)]))
+        p.dbt("run", "-s", "reinserted")
+        assert table_rows(p, "reinserted") == [
+            (1, "a", 1),
+            (2, "b2", 22),
+            (2, "b3", 23),
+            (3, "c", 3),
+        ]
+
+
+class TestProvenance:
+    def test_every_commit_names_its_dbt_run(self, scratch_project):
+        p = scratch_project
+        invocations = []
+        for amount in (1, 2):
+            p.model("tagged", model("unique_key='id'", [(1, "a", amount)]))
+            p.dbt("run", "-s", "tagged")
+            run_results = json.loads((p.work_dir / "target" / "run_results.json").read_text())
+            invocations.append(run_results["metadata"]["invocation_id"])
+        history = sorted(p.history("tagged"), key=lambda r: r.version)
+        tags = [json.loads(r.userMetadata) for r in history]
+        assert {t["dbt_node"] for t in tags} == {"model.lakehouse.tagged"}
+        assert {t["dbt_target"] for t in tags} == {"local"}
+        assert tags[0]["dbt_invocation_id"] == invocations[0]
+        assert tags[-1]["dbt_invocation_id"] == invocations[1]
+        assert "git_revision" in tags[0]
+        setting = p.rows("set spark.databricks.delta.commitInfo.userMetadata")[0].value
+        assert setting == "<undefined>", "the tag must not leak into later commits"
