@@ -1,12 +1,13 @@
 {#-
   The current state of every order line, merged batch by batch (see int_orders_deduplicated).
-  Deleted lines stay as tombstones (is_deleted) so the merge can apply them.
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='merge',
         unique_key='order_line_id',
+        matched_delete_condition='DBT_INTERNAL_SOURCE.is_deleted',
+        not_matched_condition='not DBT_INTERNAL_SOURCE.is_deleted',
         tblproperties={
             'delta.enableChangeDataFeed': 'true',
             'delta.enableRowTracking': 'true',
@@ -24,14 +25,21 @@ line_changes as (
     {%- endif %}
 ),
 
+quarantined_lines as (
+    select record_id as order_line_id from {{ ref('int_shop_rows_quarantined') }}
+    where source_table = 'order_lines'
+),
+
 ranked as (
     select
-        *,
+        line_changes.*,
         row_number() over (
-            partition by order_line_id
-            order by batch_id desc, updated_at desc
+            partition by line_changes.order_line_id
+            order by line_changes.batch_id desc, line_changes.updated_at desc
         ) as change_rank
     from line_changes
+    left anti join quarantined_lines
+        on line_changes.order_line_id = quarantined_lines.order_line_id
 ),
 
 final as (
@@ -46,7 +54,11 @@ final as (
         change_op = 'D' as is_deleted,
         batch_id
     from ranked
-    where change_rank = 1
+    where
+        change_rank = 1
+        {% if not is_incremental() -%}
+            and change_op != 'D'
+        {%- endif %}
 )
 
 select * from final

@@ -11,6 +11,9 @@ from pathlib import Path
 from lakehouse.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
 from lakehouse.generator import ShopGenerator
 from lakehouse.spark import DeltaRuntimeUnavailable, LakehouseSettings, get_or_create_session
+from lakehouse.summary import delta_versions, render_summary
+
+DEFAULT_SCHEMA = "lakehouse"  # the dbt profile's default for LAKEHOUSE_SCHEMA
 
 
 def _project_dir(args: argparse.Namespace) -> Path:
@@ -41,11 +44,21 @@ def run_dbt(project_dir: Path, *dbt_args: str) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """The main job: land the initial batch in bronze, then `dbt build` the whole project."""
+    """The main job: land the initial batch and `dbt build`; land the first change batch and
+    `dbt build` again; then show what Delta did with that batch."""
     project_dir = _project_dir(args)
     os.environ.setdefault("LAKEHOUSE_BRONZE_SCHEMA", args.bronze_schema)
-    load_batches(_session(args), _generator(args), args.bronze_schema, 0)
-    return 0 if run_dbt(project_dir, "build") else 1
+    schema = os.environ.get("LAKEHOUSE_SCHEMA", DEFAULT_SCHEMA)
+    spark = _session(args)
+    load_batches(spark, _generator(args), args.bronze_schema, 0)
+    if not run_dbt(project_dir, "build"):
+        return 1
+    before = delta_versions(spark, schema)
+    load_batches(spark, _generator(args), args.bronze_schema, 1)
+    if not run_dbt(project_dir, "build"):
+        return 1
+    print(render_summary(spark, schema, before, delta_versions(spark, schema)))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--through", type=int, default=0, help="last batch to load")
     load.set_defaults(func=cmd_load)
 
-    run = commands.add_parser("run", help="load the initial batch and `dbt build` the project")
+    run = commands.add_parser(
+        "run", help="load batch 0, `dbt build`, load batch 1, `dbt build`, show a summary"
+    )
     run.set_defaults(func=cmd_run)
     return parser
 
