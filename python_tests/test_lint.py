@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,3 +30,26 @@ def test_python_lints_clean():
     for args in (("check",), ("format", "--check")):
         result = _run(str(BIN / "ruff"), *args, "src", "python_tests", "models")
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_an_uppercase_keyword_fails_the_lint_naming_rule_and_file(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("models", "macros", "seeds", "snapshots", "tests"):
+        shutil.copytree(PROJECT_DIR / name, project / name)
+    for name in ("dbt_project.yml", "profiles.yml", ".sqlfluff", ".sqlfluffignore"):
+        shutil.copy(PROJECT_DIR / name, project / name)
+    model = project / "models" / "marts" / "fct_orders.sql"
+    model.write_text(model.read_text().replace("select * from", "SELECT * from", 1))
+    env = {**os.environ, "LAKEHOUSE_HOME": str(tmp_path / "home"), "LAKEHOUSE_SCHEMA": "lint"}
+    result = subprocess.run(
+        [str(BIN / "sqlfluff"), "lint", "--nocolor", "models/marts/fct_orders.sql"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode != 0
+    assert "fct_orders.sql" in result.stdout
+    assert "CP01" in result.stdout
