@@ -38,9 +38,9 @@ def unresolvable_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+def _run(args: list[str], env: dict[str, str], timeout: int = 300) -> subprocess.CompletedProcess:
     return subprocess.run(
-        args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=300
+        args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -70,10 +70,12 @@ def test_lakehouse_run_output_is_quiet(delta_spark, tmp_path):
         "LAKEHOUSE_SCHEMA": "quiet_run",
         "LAKEHOUSE_BRONZE_SCHEMA": "quiet_bronze",
     }
-    result = _run([sys.executable, "-m", "lakehouse.cli", "--orders", "100", "run"], env)
+    # Two full builds (the initial load and the first change batch) in a second JVM.
+    result = _run([sys.executable, "-m", "lakehouse.cli", "--orders", "100", "run"], env, 1800)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "Completed successfully" in result.stdout
+    assert "Delta at work" in result.stdout
     jvm_noise = [
         line
         for line in output.splitlines()
