@@ -231,3 +231,22 @@ def test_turning_a_feature_off_contradicts_the_claim(feature_tables, delta_spark
         delta_spark.sql(
             f"alter table delta.`{location}` set tblproperties (delta.enableChangeDataFeed = true)"
         )
+
+
+def test_cli_inspects_a_path_and_a_table_name(feature_tables, delta_spark, capsys):
+    from lakehouse.cli import main
+
+    location, _ = feature_tables["rowTracking"]
+    assert main(["inspect", location, "--json", "--check"]) == 0
+    by_path = json.loads(capsys.readouterr().out)
+    snapshot = DeltaLog(location).snapshot()
+    assert by_path["snapshot"]["active_files"] == len(snapshot.files)
+    assert [v["version"] for v in by_path["versions"]] == list(range(snapshot.version + 1))
+    assert by_path["violations"] == []
+    name = delta_spark.sql(f"describe detail delta.`{location}`").collect()[0].name
+    schema, table = name.split(".")[-2:]
+    assert main(["inspect", f"{schema}.{table}", "--version", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "  version: 1" in text and "row_id_high_water_mark: 39" in text
+    assert main(["inspect", "no_such_schema.no_such_table"]) == 1
+    assert "no_such_table" in capsys.readouterr().err

@@ -58,6 +58,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     """Report a Delta table's log: every version, then the reconstructed snapshot."""
     import json
 
+    from pyspark.errors import AnalysisException
+
     from lakehouse.delta_audit import table_location
     from lakehouse.delta_conformance import check_conformance
     from lakehouse.delta_log import DeltaLog, DeltaLogError
@@ -70,8 +72,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         log = DeltaLog(location)
         snapshot = log.snapshot(args.version)
         versions = [r for r in log.iter_history() if r.version <= snapshot.version]
-    except (DeltaLogError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (DeltaLogError, ValueError, AnalysisException) as exc:
+        print(f"error: {args.table}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
     violations = check_conformance(log, snapshot.configuration) if args.check else []
     if args.json:

@@ -15,7 +15,7 @@ START, END = "<!-- interop:start -->", "<!-- interop:end -->"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 RESULTS = PROJECT_DIR / "docs" / "interop.json"
 README = PROJECT_DIR / "README.md"
-CHECKS = ("latest", "time_travel", "change_data_feed")
+CHECKS = ("latest", "latest_sql", "time_travel", "change_data_feed")
 
 
 def _cell(result: str) -> str:
@@ -28,8 +28,9 @@ def render_table(results: dict) -> str:
         f"Read by {engines['reader']} and compared with {engines['reference']} "
         f"(generated from `docs/interop.json` by the interop tests; do not edit by hand).",
         "",
-        "| table | Delta features (protocol) | latest version | time travel | change data feed |",
-        "|---|---|---|---|---|",
+        "| table | Delta features (protocol) | latest: `to_pyarrow_table` | latest: SQL "
+        "(`QueryBuilder`) | time travel (SQL, one version back) | change data feed (`load_cdf`) |",
+        "|---|---|---|---|---|---|",
     ]
     for table in sorted(results["tables"]):
         entry = results["tables"][table]
