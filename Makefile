@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit lint fix clean
+.PHONY: install run test test-unit lint fix clean interop
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ test: $(INSTALLED)
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit
+
+## Re-run the delta-rs interoperability tests, then render their results into README.md.
+interop: $(INSTALLED)
+	$(BIN)/python -m pytest python_tests/integration/test_delta_interop.py
+	$(BIN)/python -m lakehouse.interop
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check src python_tests models

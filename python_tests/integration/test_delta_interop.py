@@ -1,0 +1,198 @@
+"""The pipeline's tables, as the log says and as another engine reads them.
+
+Built once: batch 0, `dbt build`, then batch 1 merged into the incremental models (MERGE
+commits and an earlier version to travel to), then the commit audit. Every Delta table of the
+schema is checked, whatever models exist. delta-rs (`deltalake`) results are written to
+docs/interop.json, from which the README's interoperability table is rendered.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, QueryBuilder
+
+from lakehouse.delta_audit import delta_tables
+from lakehouse.delta_conformance import check_conformance, claimed_features
+from lakehouse.delta_log import DeltaLog
+from lakehouse.interop import RESULTS
+
+
+@pytest.fixture(scope="class")
+def pipeline(dbt_project):
+    dbt_project.load_bronze(through=0)
+    built = dbt_project.dbt("build", "--exclude", "tag:audit")
+    dbt_project.load_bronze(through=1)
+    # Only the incremental models take batch 1 (MERGE commits, an earlier version): fast.
+    dbt_project.dbt("run", "--select", "config.materialized:incremental")
+    dbt_project.dbt("build", "--select", "tag:audit")
+    claims = {
+        r.node.alias: dict(r.node.config.get("tblproperties") or {})
+        for r in built.result
+        if r.node.resource_type in ("model", "seed", "snapshot")
+    }
+    tables = delta_tables(dbt_project.spark, dbt_project.schema)
+    tables.pop("delta_commit_audit")
+    return dbt_project, tables, claims
+
+
+def _normalise(value):
+    """Spark returns naive local datetimes, Arrow aware UTC ones: compare both in UTC."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).replace(tzinfo=None)
+    if isinstance(value, float):
+        return round(value, 9)
+    return value
+
+
+def _rows(records, columns) -> list[tuple]:
+    rows = [tuple(_normalise(r[c]) for c in columns) for r in records]
+    return sorted(rows, key=lambda row: tuple((v is None, str(v)) for v in row))
+
+
+def _spark_rows(spark, sql: str, exclude=()) -> tuple[list[str], list[tuple]]:
+    frame = spark.sql(sql)
+    columns = [c for c in frame.columns if c not in exclude]
+    return columns, _rows([r.asDict() for r in frame.collect()], columns)
+
+
+def _compare(spark_columns, spark_rows, arrow_table: pa.Table) -> str:
+    delta_rs_rows = _rows(arrow_table.to_pylist(), spark_columns)
+    if delta_rs_rows == spark_rows:
+        return "same"
+    return f"different rows ({len(delta_rs_rows)} vs Spark's {len(spark_rows)})"
+
+
+def _sql_read(table: DeltaTable) -> pa.Table:
+    """delta-rs's DataFusion reader (a different read path from `to_pyarrow_table`)."""
+    return pa.table(QueryBuilder().register("t", table).execute("select * from t").read_all())
+
+
+def _read(check) -> str:
+    """Run one delta-rs read; a feature it rejects is recorded, never skipped silently."""
+    try:
+        return check()
+    except Exception as exc:  # delta-rs raises its own types (DeltaProtocolError, ...)
+        return f"unsupported: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+
+
+class TestPipelineTables:
+    def test_the_schema_holds_the_pipeline_tables(self, pipeline):
+        _, tables, claims = pipeline
+        assert {"fct_orders", "int_orders_deduplicated", "snap_customers"} <= set(tables)
+        enabled = {f for props in claims.values() for f in claimed_features(props)}
+        assert {"changeDataFeed", "rowTracking", "deletionVectors"} <= enabled
+
+    def test_inspector_active_files_equal_sparks(self, pipeline):
+        project, tables, _ = pipeline
+        for table, location in tables.items():
+            snapshot = DeltaLog(location).snapshot()
+            detail = project.detail(table)
+            assert len(snapshot.files) == detail.numFiles, table
+            read = project.rows(
+                f"select distinct input_file_name() as f from {project.relation(table)}"
+            )
+            read_paths = {r.f.split(location.rstrip("/") + "/", 1)[-1] for r in read}
+            assert read_paths <= {path for path, _ in snapshot.files}, table
+            assert snapshot.num_records == project.count(table), table
+
+    def test_every_model_conforms_to_its_claimed_features(self, pipeline):
+        _, tables, claims = pipeline
+        for table, location in tables.items():
+            claimed = claims.get(table, {})
+            assert check_conformance(DeltaLog(location), claimed) == [], table
+
+    def test_commit_audit_covers_every_commit_and_adds_up(self, pipeline):
+        project, tables, _ = pipeline
+        audit = project.rows(
+            "select table_name, count(*) as commits, max(version) as latest, "
+            "sum(records_added - records_removed) as net_records "
+            f"from {project.relation('delta_commit_audit')} group by table_name"
+        )
+        by_table = {r.table_name: r for r in audit}
+        assert set(by_table) == set(tables)
+        for table in tables:
+            history = project.history(table)
+            assert by_table[table].commits == len(history), table
+            assert by_table[table].latest == max(h.version for h in history), table
+            assert by_table[table].net_records == project.count(table), table
+
+    def test_delta_rs_reads_every_table_like_spark(self, pipeline):
+        project, tables, _ = pipeline
+        results = {
+            table: _delta_rs_entry(project, table, location)
+            for table, location in sorted(tables.items())
+        }
+        RESULTS.parent.mkdir(exist_ok=True)
+        recorded = {
+            "engines": {
+                "reference": "Spark 4.0.1 + Delta Lake 4.0.1",
+                "reader": f"delta-rs (deltalake {_deltalake_version()})",
+            },
+            "tables": results,
+        }
+        RESULTS.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n")
+        wrong = {
+            f"{table}.{check}": outcome
+            for table, entry in results.items()
+            for check, outcome in entry.items()
+            if check != "features" and outcome.startswith("different")
+        }
+        assert wrong == {}, wrong
+        assert all(entry["latest_sql"] == "same" for entry in results.values()), results
+        # A read delta-rs refuses is recorded, and must be refused for a feature of the table.
+        for table, entry in results.items():
+            for check in ("latest", "latest_sql", "time_travel", "change_data_feed"):
+                if entry[check].startswith("unsupported"):
+                    assert any(f in entry[check] for f in entry["features"]), (table, entry)
+                else:
+                    assert entry[check] in ("same", "not applicable"), (table, entry)
+
+
+def _delta_rs_entry(project, table: str, location: str) -> dict:
+    """delta-rs against Spark on one table: latest version, one version back, change feed."""
+    log = DeltaLog(location)
+    snapshot = log.snapshot()
+    path = log.root
+    columns, latest_rows = _spark_rows(project.spark, f"select * from {project.relation(table)}")
+    entry = {
+        "features": sorted(snapshot.reader_features | snapshot.writer_features),
+        "latest": _read(
+            lambda: _compare(columns, latest_rows, DeltaTable(path).to_pyarrow_table())
+        ),
+        "latest_sql": _read(lambda: _compare(columns, latest_rows, _sql_read(DeltaTable(path)))),
+        "time_travel": "not applicable",
+        "change_data_feed": "not applicable",
+    }
+    if snapshot.version >= 1:
+        earlier = snapshot.version - 1
+        old_columns, earlier_rows = _spark_rows(
+            project.spark, f"select * from delta.`{location}` version as of {earlier}"
+        )
+        entry["time_travel"] = _read(
+            lambda: _compare(
+                old_columns, earlier_rows, _sql_read(DeltaTable(path, version=earlier))
+            )
+        )
+    if snapshot.configuration.get("delta.enableChangeDataFeed") == "true":
+        first = min(log.commit_mtimes)
+        cdf_columns, changes = _spark_rows(
+            project.spark,
+            f"select * from table_changes('{project.schema}.{table}', {first})",
+            exclude=("_commit_timestamp",),
+        )
+        entry["change_data_feed"] = _read(
+            lambda: _compare(
+                cdf_columns, changes, pa.table(DeltaTable(path).load_cdf(starting_version=first))
+            )
+        )
+    return entry
+
+
+def _deltalake_version() -> str:
+    from importlib import metadata
+
+    return metadata.version("deltalake")

@@ -1,0 +1,60 @@
+"""The README's interoperability table is generated from the interop tests' results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lakehouse.interop import README, RESULTS, render_readme, render_table
+
+RESULTS_EXAMPLE = {
+    "engines": {"reference": "Spark", "reader": "delta-rs"},
+    "tables": {
+        "b": {
+            "features": ["deletionVectors"],
+            "latest": "unsupported: deletionVectors",
+            "latest_sql": "same",
+            "time_travel": "not applicable",
+            "change_data_feed": "same",
+        },
+        "a": {
+            "features": [],
+            "latest": "same",
+            "latest_sql": "same",
+            "time_travel": "same",
+            "change_data_feed": "not applicable",
+        },
+    },
+}
+
+
+def test_render_table_has_one_row_per_table_in_order():
+    rows = [line for line in render_table(RESULTS_EXAMPLE).splitlines() if line.startswith("| `")]
+    assert rows == [
+        "| `a` | – | ✅ same rows | ✅ same rows | ✅ same rows | – |",
+        "| `b` | `deletionVectors` | ❌ unsupported: deletionVectors | ✅ same rows | – "
+        "| ✅ same rows |",
+    ]
+
+
+def test_render_readme_replaces_only_between_the_markers():
+    readme = "intro\n<!-- interop:start -->\nold\n<!-- interop:end -->\noutro\n"
+    rendered = render_readme(readme, RESULTS_EXAMPLE)
+    assert rendered.startswith("intro\n<!-- interop:start -->\n")
+    assert rendered.endswith("<!-- interop:end -->\noutro\n")
+    assert "old" not in rendered
+    assert render_readme(rendered, RESULTS_EXAMPLE) == rendered
+
+
+def test_render_readme_without_markers_is_an_error():
+    with pytest.raises(ValueError, match="interop:start"):
+        render_readme("no markers", RESULTS_EXAMPLE)
+
+
+def test_readme_table_matches_the_recorded_results():
+    results = json.loads(RESULTS.read_text())
+    readme = README.read_text()
+    assert render_readme(readme, results) == readme, (
+        "run `make interop` (or python -m lakehouse.interop)"
+    )
