@@ -48,6 +48,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if run_dbt(project_dir, "build") else 1
 
 
+def cmd_endpoint(args: argparse.Namespace) -> int:
+    from lakehouse import endpoint
+
+    settings = endpoint.EndpointSettings.from_env(_project_dir(args))
+    try:
+        if args.action == "start":
+            print(f"endpoint {endpoint.start(settings, timeout=args.timeout)}")
+        elif args.action == "stop":
+            print(f"endpoint {endpoint.stop(settings)}")
+        else:
+            healthy, line = endpoint.status(settings)
+            print(f"endpoint {line}")
+            return 0 if healthy else 1
+    except endpoint.EndpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakehouse", description=__doc__)
     parser.add_argument("--project-dir", default=os.getcwd(), help="dbt project directory")
@@ -66,6 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="load the initial batch and `dbt build` the project")
     run.set_defaults(func=cmd_run)
+
+    endpoint = commands.add_parser(
+        "endpoint", help="start, stop or check the local Spark Thrift + Spark Connect endpoint"
+    )
+    endpoint.add_argument("action", choices=["start", "stop", "status"])
+    endpoint.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds to wait for a healthy start"
+    )
+    endpoint.set_defaults(func=cmd_endpoint)
     return parser
 
 
