@@ -119,7 +119,8 @@
         | selectattr('alias', 'equalto', relation.identifier) | list -%}
     {%- set node = owners[0] if owners else none -%}
     {%- if detail.error -%}
-      {%- do selection.skipped.append({'name': name, 'note': detail.error}) -%}
+      {%- do selection.skipped.append({'name': name, 'note': 'a view, not a table'
+          if 'EXPECT_TABLE_NOT_VIEW' in detail.error else detail.error}) -%}
     {%- elif detail.format != 'delta' -%}
       {%- do selection.skipped.append(
           {'name': name, 'note': 'not a Delta table (format ' ~ detail.format ~ ')'}) -%}

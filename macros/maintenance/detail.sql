@@ -10,7 +10,7 @@
 
 {% macro _detail_table(table, options) %}
   {%- for key, value in table.detail.items() -%}
-    {{ log("  " ~ key ~ ": " ~ (value | tojson if value is not string else value), info=True) }}
+    {{ log("  " ~ key ~ ": " ~ (value | tojson if value is mapping or (value is iterable and value is not string) else value), info=True) }}
   {%- endfor -%}
   {{ return({'status': 'ok', 'note': table.detail.numFiles ~ ' files, '
       ~ table.detail.sizeInBytes ~ ' bytes'}) }}

@@ -34,7 +34,8 @@
         ~ entries[-1].version ~ " to " ~ current ~ "; " ~ (version if version is not none else timestamp)
         ~ " is not one of them.") }}
   {%- endif -%}
-  {%- set then = _try_sql('select count(*) as n from ' ~ as_of) -%}
+  {#- The filter makes Spark open the files: a bare count(*) is answered from the log. -#}
+  {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ ' where _metadata.file_path is not null') -%}
   {%- if then.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
         ~ " cannot be read, so it cannot be restored; its data files were probably removed by "
@@ -55,7 +56,8 @@
   {%- set result = _try_sql(sql) -%}
   {%- if result.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ " to version " ~ target_version
-        ~ " failed: " ~ result.error) }}
+        ~ " failed" ~ (": its data files were removed by VACUUM; choose a version within the "
+        ~ "retention period" if 'Not all files' in result.error else '') ~ ". (" ~ result.error ~ ")") }}
   {%- endif -%}
   {{ log("restore " ~ relation ~ ": restored to version " ~ target_version ~ " as version "
       ~ (current + 1) ~ ".", info=True) }}

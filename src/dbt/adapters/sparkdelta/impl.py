@@ -66,5 +66,8 @@ def short_error_message(message: str) -> str:
         r"Error running query: (?:[\w.$]+(?:Exception|Error): )?(.+?)(?::\d+:\d+'|$)", message, re.S
     )
     text = found.group(1) if found else message
+    # "[CODE] org.x.AnalysisException: [CODE] text" -> "[CODE] text"
+    text = re.sub(r"\[[A-Z0-9_.]+\] (?=[\w.$]+(?:Exception|Error): )", "", text)
+    text = re.sub(r"[\w.$]+(?:Exception|Error): ", "", text)
     text = text.replace("\\n", " ").replace("\n", " ")
     return re.sub(r"\s+", " ", text).strip()[:500]
