@@ -32,9 +32,17 @@
   {%- endif -%}
   {%- set existing = _describe_detail(target) -%}
   {%- if not existing.error and not replace -%}
-    {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would make '
-        ~ 'it a clone of the source (a new version of the target; its old versions stay in its '
-        ~ 'history until VACUUM)')) }}
+    {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
+        ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '
+        ~ 'earlier versions stay in its history until VACUUM')) }}
+  {%- endif -%}
+  {%- if not existing.error -%}
+    {#- Delta clones only into an empty table (DELTA_UNSUPPORTED_NON_EMPTY_CLONE). -#}
+    {%- if existing.format != 'delta' -%}
+      {{ return(_failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
+    {%- endif -%}
+    {%- set emptied = _try_sql('delete from ' ~ target) -%}
+    {%- if emptied.error -%}{{ return(_failed('emptying the target: ' ~ emptied.error)) }}{%- endif -%}
   {%- endif -%}
   {%- set result = _try_sql(sql) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}

@@ -35,7 +35,7 @@
         ~ " is not one of them.") }}
   {%- endif -%}
   {#- The filter makes Spark open the files: a bare count(*) is answered from the log. -#}
-  {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ ' where _metadata.file_path is not null') -%}
+  {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ " where _metadata.file_path != ''") -%}
   {%- if then.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
         ~ " cannot be read, so it cannot be restored; its data files were probably removed by "
