@@ -1,5 +1,9 @@
 {#- ALTER TABLE ... SET TBLPROPERTIES text; keys validated, keys and values quoted. -#}
 {% macro get_set_tblproperties_sql(relation, properties) %}
+  {{ return(adapter.dispatch('get_set_tblproperties_sql', 'lakehouse')(relation, properties)) }}
+{% endmacro %}
+
+{% macro default__get_set_tblproperties_sql(relation, properties) %}
   {%- set pairs = [] -%}
   {%- for key, value in properties.items() -%}
     {%- if key is not string or not modules.re.fullmatch('[A-Za-z0-9_.-]+', key) -%}
