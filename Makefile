@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit lint fix clean interop
+.PHONY: install run test test-unit lint fix clean interop endpoint-start endpoint-stop endpoint-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,16 @@ fix: $(INSTALLED)
 	$(BIN)/ruff check --fix src python_tests models
 	$(BIN)/ruff format src python_tests models
 	$(BIN)/sqlfluff fix
+
+## The local Spark Thrift + Spark Connect endpoint of the `thrift` target (LAKEHOUSE_TARGET=thrift).
+endpoint-start: $(INSTALLED)
+	$(BIN)/lakehouse endpoint start
+
+endpoint-stop: $(INSTALLED)
+	$(BIN)/lakehouse endpoint stop
+
+endpoint-status: $(INSTALLED)
+	$(BIN)/lakehouse endpoint status
 
 clean:
 	rm -rf target logs .lakehouse

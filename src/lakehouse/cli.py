@@ -118,6 +118,25 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 1 if violations else 0
 
 
+def cmd_endpoint(args: argparse.Namespace) -> int:
+    from lakehouse import endpoint
+
+    settings = endpoint.EndpointSettings.from_env(_project_dir(args))
+    try:
+        if args.action == "start":
+            print(f"endpoint {endpoint.start(settings, timeout=args.timeout)}")
+        elif args.action == "stop":
+            print(f"endpoint {endpoint.stop(settings)}")
+        else:
+            healthy, line = endpoint.status(settings)
+            print(f"endpoint {line}")
+            return 0 if healthy else 1
+    except endpoint.EndpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakehouse", description=__doc__)
     parser.add_argument("--project-dir", default=os.getcwd(), help="dbt project directory")
@@ -147,6 +166,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="check the log against the table's own properties"
     )
     inspect.set_defaults(func=cmd_inspect)
+
+    endpoint = commands.add_parser(
+        "endpoint", help="start, stop or check the local Spark Thrift + Spark Connect endpoint"
+    )
+    endpoint.add_argument("action", choices=["start", "stop", "status"])
+    endpoint.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds to wait for a healthy start"
+    )
+    endpoint.set_defaults(func=cmd_endpoint)
     return parser
 
 

@@ -106,6 +106,7 @@ def spark_conf(settings: LakehouseSettings) -> dict[str, str]:
             f"-Dderby.stream.error.file={settings.log_dir / 'derby.log'}",
         ]
     )
+    partitions = str(settings.shuffle_partitions)
     conf = {
         "spark.master": settings.master,
         "spark.app.name": "lakehouse",
@@ -125,6 +126,8 @@ def spark_conf(settings: LakehouseSettings) -> dict[str, str]:
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.default.parallelism": str(settings.shuffle_partitions),
         "spark.databricks.delta.snapshotPartitions": str(settings.shuffle_partitions),
+        # VACUUM lists the table directory with this many tasks (default 10000: minutes here).
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": partitions,
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import re
 import subprocess
 from functools import cache
 from typing import Any
@@ -62,3 +63,29 @@ class SparkDeltaAdapter(SparkAdapter):
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         # `code` records the submission method in run_results.json.
         return AdapterResponse(_message="OK", code=submission_result)
+
+    @available
+    def try_execute(self, sql: str) -> dict[str, Any]:
+        """Run one statement and return {"table": agate.Table} or {"error": short message}.
+
+        Maintenance operations go on with the next table after a failure and report every
+        failure at the end; Jinja cannot catch an exception, so this returns it instead.
+        """
+        try:
+            _, table = self.execute(sql, fetch=True)
+        except Exception as exc:  # reported by the caller, table by table, then raised
+            return {"error": short_error_message(str(exc))}
+        return {"table": table}
+
+
+def short_error_message(message: str) -> str:
+    """The useful sentence of a Spark error, without the Thrift or JVM stack around it."""
+    found = re.search(
+        r"Error running query: (?:[\w.$]+(?:Exception|Error): )?(.+?)(?::\d+:\d+'|$)", message, re.S
+    )
+    text = found.group(1) if found else message
+    # "[CODE] org.x.AnalysisException: [CODE] text" -> "[CODE] text"
+    text = re.sub(r"\[[A-Z0-9_.]+\] (?=[\w.$]+(?:Exception|Error): )", "", text)
+    text = re.sub(r"[\w.$]+(?:Exception|Error): ", "", text)
+    text = text.replace("\\n", " ").replace("\n", " ")
+    return re.sub(r"\s+", " ", text).strip()[:500]

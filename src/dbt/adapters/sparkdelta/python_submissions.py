@@ -17,6 +17,9 @@ from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 _CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
+# One Spark Connect session per endpoint URL: the builder's getOrCreate() would hand back the
+# process's first Connect session whatever URL is asked for.
+_connect_sessions: dict[str, Any] = {}
 
 
 class _ExecPythonJobHelper(PythonJobHelper):
@@ -77,7 +80,10 @@ class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
             )
         from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-        return ConnectSession.builder.remote(url).getOrCreate()
+        session = _connect_sessions.get(url)
+        if session is None or session.is_stopped:
+            session = _connect_sessions[url] = ConnectSession.builder.remote(url).create()
+        return session
 
     @contextmanager
     def api_mode(self) -> Iterator[None]:

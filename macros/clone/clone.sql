@@ -1,0 +1,53 @@
+{#-
+  Shallow-clone a Delta table (at its latest state, a version or a timestamp) into a new,
+  independent Delta table: zero-copy, the clone references the source's files; writes to the
+  clone never change the source. An existing target is refused unless `replace: true`.
+-#}
+{% macro clone(source, target, version=none, timestamp=none, replace=false) %}
+  {{ return(adapter.dispatch('clone', 'lakehouse')(source, target, version, timestamp, replace)) }}
+{% endmacro %}
+
+{% macro default__clone(source, target, version=none, timestamp=none, replace=false) %}
+  {%- set source_relation = lakehouse.relation_from_name(source, 'clone source') -%}
+  {%- set target_relation = lakehouse.relation_from_name(target, 'clone target') -%}
+  {%- set sql = lakehouse.get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
+  {%- set outcome = _clone_one(source_relation, target_relation, sql, replace) -%}
+  {{ log('clone: ' ~ source_relation ~ ' -> ' ~ target_relation ~ ' ' ~ outcome.status ~ ': ' ~ outcome.note, info=True) }}
+  {%- if outcome.status == 'failed' -%}
+    {{ exceptions.raise_compiler_error('clone ' ~ source_relation ~ ' -> ' ~ target_relation ~ ': ' ~ outcome.note) }}
+  {%- endif -%}
+  {{ return(outcome) }}
+{% endmacro %}
+
+{#- Checks and runs one clone statement; {'status', 'note'} like the maintenance steps. -#}
+{% macro _clone_one(source, target, sql, replace) %}
+  {%- if replace is not boolean -%}
+    {{ exceptions.raise_compiler_error(
+        "Invalid clone replace " ~ (replace | string | tojson) ~ ": give true or false.") }}
+  {%- endif -%}
+  {%- set source_detail = _describe_detail(source) -%}
+  {%- if source_detail.error -%}{{ return(_failed('source: ' ~ source_detail.error)) }}{%- endif -%}
+  {%- if source_detail.format != 'delta' -%}
+    {{ return(_failed('source is not a Delta table (format ' ~ source_detail.format ~ ')')) }}
+  {%- endif -%}
+  {%- set existing = _describe_detail(target) -%}
+  {%- if not existing.error and not replace -%}
+    {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
+        ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '
+        ~ 'earlier versions stay in its history until VACUUM')) }}
+  {%- endif -%}
+  {%- if not existing.error -%}
+    {#- Delta clones only into an empty table (DELTA_UNSUPPORTED_NON_EMPTY_CLONE). -#}
+    {%- if existing.format != 'delta' -%}
+      {{ return(_failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
+    {%- endif -%}
+    {%- set emptied = _try_sql('delete from ' ~ target) -%}
+    {%- if emptied.error -%}{{ return(_failed('emptying the target: ' ~ emptied.error)) }}{%- endif -%}
+  {%- endif -%}
+  {%- set result = _try_sql(sql) -%}
+  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
+  {%- set metrics = _rows_as_dicts(result.table)[0] -%}
+  {{ return({'status': 'ok', 'note': ('replaced; ' if not existing.error else '') ~ 'cloned '
+      ~ metrics.get('source_num_of_files') ~ ' files (' ~ metrics.get('source_table_size')
+      ~ ' bytes) by reference'}) }}
+{% endmacro %}

@@ -1,0 +1,26 @@
+{#-
+  Shallow-clone every Delta table of a schema into another schema (created when missing), e.g.
+  a zero-copy development or CI environment. Other tables and views are skipped with a note.
+  Existing target tables are refused unless `replace: true`.
+-#}
+{% macro clone_schema(source_schema, target_schema, replace=false) %}
+  {{ return(adapter.dispatch('clone_schema', 'lakehouse')(source_schema, target_schema, replace)) }}
+{% endmacro %}
+
+{% macro default__clone_schema(source_schema, target_schema, replace=false) %}
+  {%- set quoted_target = lakehouse.safe_identifier(target_schema, 'clone_schema target_schema') -%}
+  {%- do lakehouse.safe_identifier(source_schema, 'clone_schema source_schema') -%}
+  {%- if source_schema | lower == target_schema | lower -%}
+    {{ exceptions.raise_compiler_error("clone_schema: source_schema and target_schema are the same.") }}
+  {%- endif -%}
+  {%- set selection = _select_delta_tables('clone_schema', schema=source_schema) -%}
+  {%- do run_query('create schema if not exists ' ~ quoted_target) -%}
+  {{ return(_run_for_each_table('clone_schema', selection, _clone_schema_table,
+      {'target_schema': target_schema, 'replace': replace})) }}
+{% endmacro %}
+
+{% macro _clone_schema_table(table, options) %}
+  {%- set target = lakehouse.relation_from_name(options.target_schema ~ '.' ~ table.relation.identifier) -%}
+  {%- set sql = lakehouse.get_clone_sql(table.relation, target, replace=options.replace) -%}
+  {{ return(_clone_one(table.relation, target, sql, options.replace)) }}
+{% endmacro %}

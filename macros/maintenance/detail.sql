@@ -1,0 +1,17 @@
+{#- Print DESCRIBE DETAIL of each selected Delta table. -#}
+{% macro detail(models=none, tags=none, schema=none, pattern=none) %}
+  {{ return(adapter.dispatch('detail', 'lakehouse')(models, tags, schema, pattern)) }}
+{% endmacro %}
+
+{% macro default__detail(models, tags, schema, pattern) %}
+  {%- set selection = _select_delta_tables('detail', models, tags, schema, pattern) -%}
+  {{ return(_run_for_each_table('detail', selection, _detail_table)) }}
+{% endmacro %}
+
+{% macro _detail_table(table, options) %}
+  {%- for key, value in table.detail.items() -%}
+    {{ log("  " ~ key ~ ": " ~ (value | tojson if value is mapping or (value is iterable and value is not string) else value), info=True) }}
+  {%- endfor -%}
+  {{ return({'status': 'ok', 'note': table.detail.numFiles ~ ' files, '
+      ~ table.detail.sizeInBytes ~ ' bytes'}) }}
+{% endmacro %}

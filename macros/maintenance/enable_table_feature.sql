@@ -1,0 +1,27 @@
+{#-
+  Add a Delta table feature (delta.feature.<name> = 'supported') to the selected tables. This
+  upgrades the table protocol: clients that do not know the feature can no longer read or
+  write the table.
+-#}
+{% macro enable_table_feature(feature, models=none, tags=none, schema=none, pattern=none) %}
+  {{ return(adapter.dispatch('enable_table_feature', 'lakehouse')(feature, models, tags, schema, pattern)) }}
+{% endmacro %}
+
+{% macro default__enable_table_feature(feature, models, tags, schema, pattern) %}
+  {%- do _table_feature(feature, 'enable_table_feature') -%}
+  {%- set selection = _select_delta_tables('enable_table_feature', models, tags, schema, pattern) -%}
+  {{ return(_run_for_each_table('enable_table_feature', selection, _enable_table_feature_table,
+      {'feature': feature})) }}
+{% endmacro %}
+
+{% macro _enable_table_feature_table(table, options) %}
+  {%- if options.feature in table.detail.tableFeatures -%}
+    {{ return({'status': 'ok', 'note': options.feature ~ ' already enabled'}) }}
+  {%- endif -%}
+  {%- set result = _try_sql(lakehouse.get_set_tblproperties_sql(
+      table.relation, {'delta.feature.' ~ options.feature: 'supported'})) -%}
+  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
+  {%- set after = _describe_detail(table.relation) -%}
+  {{ return({'status': 'ok', 'note': 'enabled ' ~ options.feature ~ '; protocol reader '
+      ~ after.minReaderVersion ~ ', writer ' ~ after.minWriterVersion}) }}
+{% endmacro %}

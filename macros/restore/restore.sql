@@ -1,0 +1,65 @@
+{#-
+  Restore a Delta table to an earlier version or timestamp. A dry run by default: it prints the
+  current and target versions, the history entries that would be undone and the row counts now
+  and then. `confirm: true` restores (a new commit; the undone versions stay in the history).
+-#}
+{% macro restore(table, version=none, timestamp=none, confirm=false) %}
+  {{ return(adapter.dispatch('restore', 'lakehouse')(table, version, timestamp, confirm)) }}
+{% endmacro %}
+
+{% macro default__restore(table, version=none, timestamp=none, confirm=false) %}
+  {%- if confirm is not boolean -%}
+    {{ exceptions.raise_compiler_error(
+        "Invalid restore confirm " ~ (confirm | string | tojson) ~ ": give true or false.") }}
+  {%- endif -%}
+  {%- set relation = lakehouse.relation_from_name(table, 'restore table') -%}
+  {%- set sql = lakehouse.get_restore_sql(relation, version, timestamp) -%}
+  {%- set as_of = lakehouse.relation_as_of(relation, version, timestamp) -%}
+  {%- set detail = _describe_detail(relation) -%}
+  {%- if detail.error or detail.format != 'delta' -%}
+    {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": not a Delta table ("
+        ~ (detail.error or 'format ' ~ detail.format) ~ ").") }}
+  {%- endif -%}
+  {%- set entries = _rows_as_dicts(run_query('describe history ' ~ relation)) -%}
+  {%- set current = entries[0].version | int -%}
+  {%- if version is not none -%}
+    {%- set target_version = version | int -%}
+  {%- else -%}
+    {%- set at = modules.datetime.datetime.fromisoformat(timestamp) -%}
+    {%- set older = entries | selectattr('timestamp', 'le', at) | list if entries[0].timestamp is not string else [] -%}
+    {%- set target_version = older[0].version | int if older else none -%}
+  {%- endif -%}
+  {%- if target_version is none or target_version > current or target_version < entries[-1].version | int -%}
+    {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": the table has versions "
+        ~ entries[-1].version ~ " to " ~ current ~ "; " ~ (version if version is not none else timestamp)
+        ~ " is not one of them.") }}
+  {%- endif -%}
+  {#- The filter makes Spark open the files: a bare count(*) is answered from the log. -#}
+  {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ " where _metadata.file_path != ''") -%}
+  {%- if then.error -%}
+    {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
+        ~ " cannot be read, so it cannot be restored; its data files were probably removed by "
+        ~ "VACUUM. Choose a version within the retention period. (" ~ then.error ~ ")") }}
+  {%- endif -%}
+  {%- set now = run_query('select count(*) as n from ' ~ relation).rows[0][0] -%}
+  {%- set undone = entries | selectattr('version', 'gt', target_version) | list -%}
+  {{ log("restore " ~ relation ~ ": current version " ~ current ~ " (" ~ now ~ " rows), target version "
+      ~ target_version ~ " (" ~ then.table.rows[0][0] ~ " rows); " ~ undone | length
+      ~ " history entries would be undone:", info=True) }}
+  {%- for entry in undone -%}
+    {{ log("  v" ~ entry.version ~ "  " ~ entry.timestamp ~ "  " ~ entry.operation, info=True) }}
+  {%- endfor -%}
+  {%- if not confirm -%}
+    {{ log("restore (dry run): nothing changed; pass confirm: true to run: " ~ sql, info=True) }}
+    {{ return({'status': 'dry run', 'current_version': current, 'target_version': target_version}) }}
+  {%- endif -%}
+  {%- set result = _try_sql(sql) -%}
+  {%- if result.error -%}
+    {{ exceptions.raise_compiler_error("restore " ~ relation ~ " to version " ~ target_version
+        ~ " failed" ~ (": its data files were removed by VACUUM; choose a version within the "
+        ~ "retention period" if 'Not all files' in result.error else '') ~ ". (" ~ result.error ~ ")") }}
+  {%- endif -%}
+  {{ log("restore " ~ relation ~ ": restored to version " ~ target_version ~ " as version "
+      ~ (current + 1) ~ ".", info=True) }}
+  {{ return({'status': 'ok', 'current_version': current, 'target_version': target_version}) }}
+{% endmacro %}

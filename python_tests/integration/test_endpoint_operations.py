@@ -1,0 +1,426 @@
+"""The `thrift` target end to end: the project starts its own Spark Thrift + Spark Connect
+endpoint, `dbt build`s through it (Python models over Spark Connect), and every maintenance,
+clone, restore and time-travel operation runs as `dbt run-operation` against it. Effects are
+checked on the tables, read through the endpoint's Spark Connect side.
+
+The endpoint gets its own LAKEHOUSE_HOME and free ports: its Derby metastore admits one process,
+so it never meets the pytest session's embedded Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import pytest
+from dbt.cli.main import dbtRunner
+
+from lakehouse import endpoint
+from python_tests.conftest import (
+    _SKIP_REASON,
+    PROJECT_DIR,
+    _delta_unavailable,
+    free_port,
+    unique_schema,
+)
+from python_tests.integration.conftest import DbtProject, _env
+
+pytestmark = pytest.mark.endpoint
+
+
+@pytest.fixture(scope="module")
+def running_endpoint(tmp_path_factory):
+    home = tmp_path_factory.mktemp("endpoint_home")
+    env = {
+        "LAKEHOUSE_HOME": str(home),
+        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
+        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
+        "LAKEHOUSE_DRIVER_MEMORY": "1g",
+    }
+    with _env(**env):
+        settings = endpoint.EndpointSettings.from_env()
+    try:
+        endpoint.start(settings, timeout=300)
+    except endpoint.EndpointError as exc:
+        if "could not be resolved" in str(exc):
+            _delta_unavailable.append(str(exc))
+            pytest.skip(f"{_SKIP_REASON}: {exc}")
+        raise
+    yield settings
+    endpoint.stop(settings)
+
+
+@pytest.fixture(scope="module")
+def connect_session(running_endpoint):
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    session = ConnectSession.builder.remote(running_endpoint.connect_url).create()
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def project(running_endpoint, connect_session, tmp_path_factory):
+    """The dbt project on the `thrift` target, in throw-away schemas of the endpoint."""
+    project = DbtProject(
+        spark=connect_session,
+        schema=unique_schema("ops"),
+        bronze_schema=unique_schema("ops_bronze"),
+        work_dir=tmp_path_factory.mktemp("dbt_thrift"),
+        orders=150,
+    )
+    thrift = {
+        "LAKEHOUSE_TARGET": "thrift",
+        "LAKEHOUSE_THRIFT_PORT": str(running_endpoint.thrift_port),
+        "LAKEHOUSE_SPARK_CONNECT_URL": running_endpoint.connect_url,
+        "LAKEHOUSE_THREADS": "1",
+    }
+    with _env(**thrift):
+        project.load_bronze(through=0)
+        project.dbt("build")
+        yield project
+
+
+@dataclass
+class OperationResult:
+    success: bool
+    error: str  # what dbt reported (run results do not carry a run-operation's error)
+
+
+def operation(project: DbtProject, name: str, args: dict, expect_success: bool = True):
+    errors: list[str] = []
+
+    def collect(event) -> None:
+        if event.info.name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
+            errors.append(event.data.exc)
+
+    with _env(LAKEHOUSE_SCHEMA=project.schema, LAKEHOUSE_BRONZE_SCHEMA=project.bronze_schema):
+        result = dbtRunner(callbacks=[collect]).invoke(
+            [
+                "run-operation", name, "--args", json.dumps(args),
+                "--project-dir", str(PROJECT_DIR),
+                "--profiles-dir", str(PROJECT_DIR),
+                "--target-path", str(project.work_dir / "target"),
+                "--log-path", str(project.work_dir / "logs"),
+            ]
+        )  # fmt: skip
+    outcome = OperationResult(result.success, " ".join(errors) or str(result.exception or ""))
+    if expect_success:
+        assert outcome.success, f"run-operation {name} {args} failed: {outcome.error}"
+    else:
+        assert not outcome.success, f"run-operation {name} {args} succeeded"
+    return outcome
+
+
+def failure(result: OperationResult) -> str:
+    return result.error
+
+
+def version(project: DbtProject, table: str) -> int:
+    return project.history(table)[0].version
+
+
+def make_events_table(project: DbtProject, name: str, partitioned: bool = True) -> None:
+    """A small partitioned Delta table written in several commits: several small files."""
+    relation = project.relation(name)
+    layout = "partitioned by (p)" if partitioned else "cluster by (id)"
+    project.rows(f"create or replace table {relation} (id int, p string) using delta {layout}")
+    for batch in range(3):
+        project.rows(f"insert into {relation} values ({batch}, 'a'), ({batch + 10}, 'b')")
+
+
+class TestBuildThroughThrift:
+    def test_dbt_build_passes_and_python_model_runs_over_spark_connect(self, project):
+        result = project.dbt("run", "-s", "fct_customer_revenue")
+        assert [r.adapter_response.get("code") for r in result.result] == ["spark_connect"]
+        detail = project.detail("fct_customer_revenue")
+        assert detail.format == "delta"
+        assert detail.properties["lakehouse.layer"] == "gold"
+        assert project.count("fct_customer_revenue") > 0
+
+
+class TestOptimize:
+    def test_where_compacts_only_the_named_partition(self, project):
+        make_events_table(project, "events")
+        assert project.detail("events").numFiles == 6
+        operation(project, "optimize", {"models": [], "pattern": "events", "where": {"p": "a"}})
+        assert project.detail("events").numFiles == 4  # partition a: 3 -> 1, b untouched
+        last = project.history("events")[0]
+        assert last.operation == "OPTIMIZE"
+        assert "`p` = 'a'" in last.operationParameters["predicate"] or "a" in str(last)
+        operation(project, "optimize", {"pattern": "events"})
+        assert project.detail("events").numFiles == 2
+        assert project.count("events") == 6
+
+    def test_zorder_by_and_clustering_aware(self, project):
+        operation(project, "optimize", {"models": ["fct_orders"], "zorder_by": ["customer_id"]})
+        last = project.history("fct_orders")[0]
+        assert last.operation == "OPTIMIZE"
+        assert "customer_id" in last.operationParameters["zOrderBy"]
+
+        make_events_table(project, "clustered_events", partitioned=False)
+        files_before = project.detail("clustered_events").numFiles
+        operation(project, "optimize", {"pattern": "clustered_events"})
+        assert project.detail("clustered_events").numFiles < files_before
+        assert project.history("clustered_events")[0].operation == "OPTIMIZE"
+
+    def test_bad_columns_fail_after_trying_every_table(self, project):
+        make_events_table(project, "events_where")
+        before = version(project, "events_where")
+        result = operation(
+            project, "optimize", {"pattern": "events_where", "where": {"id": 1}},
+            expect_success=False,
+        )  # fmt: skip
+        assert not result.success
+        assert "not a partition column" in failure(result)
+        assert version(project, "events_where") == before
+
+
+def rows_read_from_files(project: DbtProject, table: str, as_of: str = "") -> int:
+    """Rows of a table (version) counted by opening its data files; a bare count(*) is
+    answered from the Delta log's statistics and would not notice deleted files."""
+    sql = (
+        f"select count(*) as n from {project.relation(table)} {as_of} "
+        "where _metadata.file_path != ''"  # not `is not null`: the optimizer drops that
+    )
+    return project.rows(sql)[0].n
+
+
+@pytest.fixture(scope="module")
+def rewritten(project):
+    """A table whose version 1 files are no longer referenced by the current version."""
+    make_events_table(project, "vacuum_me")
+    project.rows(f"insert overwrite {project.relation('vacuum_me')} values (100, 'a')")
+    return project.count("vacuum_me")
+
+
+class TestVacuum:
+    def test_default_is_a_dry_run_that_deletes_nothing(self, project, rewritten):
+        operation(
+            project,
+            "vacuum",
+            {"pattern": "vacuum_me", "retain_hours": 0, "unsafe_allow_short_retention": True},
+        )
+        assert rows_read_from_files(project, "vacuum_me", "version as of 1") == 2
+        assert "VACUUM END" not in {h.operation for h in project.history("vacuum_me")}
+
+    def test_short_retention_is_refused_without_the_override(self, project, rewritten):
+        result = operation(
+            project, "vacuum", {"pattern": "vacuum_me", "retain_hours": 0, "dry_run": False},
+            expect_success=False,
+        )  # fmt: skip
+        assert "delta.deletedFileRetentionDuration" in failure(result)
+        assert "VACUUM START" not in {h.operation for h in project.history("vacuum_me")}
+        assert rows_read_from_files(project, "vacuum_me", "version as of 1") == 2
+
+    def test_lite_dry_run_and_default_retention_keep_recent_files(self, project, rewritten):
+        operation(project, "vacuum", {"pattern": "vacuum_me", "lite": True})
+        operation(project, "vacuum", {"pattern": "vacuum_me", "dry_run": False})
+        # The default 7-day retention keeps the just-replaced files: version 1 still reads.
+        assert rows_read_from_files(project, "vacuum_me", "version as of 1") == 2
+        assert "VACUUM END" in {h.operation for h in project.history("vacuum_me")}
+
+    def test_unsafe_vacuum_removes_old_files_and_restore_explains(self, project, rewritten):
+        operation(
+            project,
+            "vacuum",
+            {"pattern": "vacuum_me", "retain_hours": 0, "dry_run": False,
+             "unsafe_allow_short_retention": True},
+        )  # fmt: skip
+        assert rows_read_from_files(project, "vacuum_me") == rewritten
+        with pytest.raises(Exception, match="(?i)file"):
+            rows_read_from_files(project, "vacuum_me", "version as of 1")
+        for confirm in (False, True):
+            result = operation(
+                project, "restore",
+                {"table": f"{project.schema}.vacuum_me", "version": 1, "confirm": confirm},
+                expect_success=False,
+            )  # fmt: skip
+            assert "removed by VACUUM" in failure(result)
+
+
+class TestReportsAndReorg:
+    def test_history_detail_and_health_change_nothing(self, project):
+        before = version(project, "int_orders_deduplicated")
+        for name in ("history", "detail", "table_health"):
+            operation(project, name, {"tags": [], "schema": project.schema})
+        assert version(project, "int_orders_deduplicated") == before
+
+    def test_health_file_counts_match_the_table(self, project):
+        location = project.detail("int_orders_deduplicated").location
+        sql = compile_inline(
+            project, f"{{{{ lakehouse.get_table_files_sql('{location}', 33554432) }}}}"
+        )
+        files = project.rows(sql)[0]
+        assert files.files == project.detail("int_orders_deduplicated").numFiles
+        assert files.bytes == project.detail("int_orders_deduplicated").sizeInBytes
+
+    def test_reorg_purge_rewrites_deletion_vectors(self, project):
+        relation = project.relation("int_orders_deduplicated")
+        project.rows(f"delete from {relation} where order_id % 7 = 0")
+        rows = project.count("int_orders_deduplicated")
+        location = project.detail("int_orders_deduplicated").location
+        files_sql = compile_inline(
+            project, f"{{{{ lakehouse.get_table_files_sql('{location}', 1) }}}}"
+        )
+        assert project.rows(files_sql)[0].dv_files > 0
+        operation(project, "reorg_purge", {"models": ["int_orders_deduplicated"]})
+        assert project.history("int_orders_deduplicated")[0].operation == "REORG"
+        assert project.rows(files_sql)[0].dv_files == 0
+        assert project.count("int_orders_deduplicated") == rows
+
+
+def compile_inline(project: DbtProject, jinja: str) -> str:
+    result = project.dbt("compile", "--inline", jinja, "--quiet")
+    return result.result.results[0].node.compiled_code
+
+
+class TestPropertiesAndFeatures:
+    def test_property_policy_dry_run_by_default_then_applies(self, project):
+        relation = project.relation("fct_customer_revenue")
+        project.rows(f"alter table {relation} set tblproperties ('lakehouse.layer' = 'drifted')")
+        operation(project, "apply_property_policy", {"models": ["fct_customer_revenue"]})
+        assert project.tblproperties("fct_customer_revenue")["lakehouse.layer"] == "drifted"
+        operation(
+            project, "apply_property_policy", {"models": ["fct_customer_revenue"], "dry_run": False}
+        )
+        assert project.tblproperties("fct_customer_revenue")["lakehouse.layer"] == "gold"
+
+    def test_enable_then_drop_a_feature_dry_run_first(self, project):
+        make_events_table(project, "features")
+        feature = {"feature": "v2Checkpoint", "pattern": "features"}
+        operation(project, "enable_table_feature", feature)
+        assert "v2Checkpoint" in project.detail("features").tableFeatures
+        operation(project, "drop_table_feature", feature)
+        assert "v2Checkpoint" in project.detail("features").tableFeatures
+        operation(
+            project,
+            "drop_table_feature",
+            {"feature": "v2Checkpoint", "pattern": "features", "dry_run": False},
+        )
+        assert "v2Checkpoint" not in project.detail("features").tableFeatures
+
+
+class TestCloneAndRestore:
+    def test_clone_is_independent_of_its_source(self, project):
+        source = f"{project.schema}.fct_orders"
+        rows = project.count("fct_orders")
+        operation(project, "clone", {"source": source, "target": f"{project.schema}.orders_dev"})
+        assert project.count("orders_dev") == rows
+        project.rows(f"delete from {project.relation('orders_dev')} where true")
+        assert project.count("orders_dev") == 0
+        assert project.count("fct_orders") == rows
+
+    def test_clone_at_a_version_and_replace_needs_the_flag(self, project):
+        make_events_table(project, "versioned")
+        source = f"{project.schema}.versioned"
+        target = f"{project.schema}.versioned_v1"
+        operation(project, "clone", {"source": source, "target": target, "version": 1})
+        assert project.count("versioned_v1") == 2
+        refused = operation(
+            project, "clone", {"source": source, "target": target}, expect_success=False
+        )
+        assert "replace: true" in failure(refused)
+        assert project.count("versioned_v1") == 2
+        operation(project, "clone", {"source": source, "target": target, "replace": True})
+        assert project.count("versioned_v1") == 6
+        at = str(project.history("versioned")[-2].timestamp)  # the commit of version 1
+        operation(
+            project,
+            "clone",
+            {"source": source, "target": f"{project.schema}.versioned_ts", "timestamp": at},
+        )
+        assert project.count("versioned_ts") == 2
+
+    def test_clone_schema(self, project):
+        target_schema = unique_schema("ops_dev")
+        operation(
+            project, "clone_schema",
+            {"source_schema": project.schema, "target_schema": target_schema},
+        )  # fmt: skip
+        cloned = project.rows(f"describe detail `{target_schema}`.`fct_orders`")[0]
+        assert cloned.format == "delta"
+        assert project.rows(f"select count(*) as n from `{target_schema}`.`fct_orders`")[0].n == (
+            project.count("fct_orders")
+        )
+
+    def test_restore_is_a_dry_run_until_confirmed(self, project):
+        make_events_table(project, "restore_me")
+        table = f"{project.schema}.restore_me"
+        current = version(project, "restore_me")
+        operation(project, "restore", {"table": table, "version": 1})
+        assert version(project, "restore_me") == current
+        assert project.count("restore_me") == 6
+        operation(project, "restore", {"table": table, "version": 1, "confirm": True})
+        assert project.history("restore_me")[0].operation == "RESTORE"
+        assert project.count("restore_me") == 2
+
+
+class TestTimeTravelHelpers:
+    def test_relation_as_of_table_version_and_history_query(self, project):
+        make_events_table(project, "travel")
+        sql = compile_inline(
+            project,
+            "select count(*) as n, {{ lakehouse.table_version('" + project.schema + ".travel') }}"
+            " as current_version from {{ lakehouse.relation_as_of('"
+            + project.schema
+            + ".travel', version=1) }}",
+        )
+        row = project.rows(sql)[0]
+        assert (row.n, row.current_version) == (2, version(project, "travel"))
+        history_sql = compile_inline(
+            project,
+            "select version, operation from ({{ lakehouse.history_query('"
+            + project.schema
+            + ".travel') }}) as h order by version",
+        )
+        expected = [(h.version, h.operation) for h in reversed(project.history("travel"))]
+        assert [tuple(r) for r in project.rows(history_sql)] == expected
+
+
+class TestArgumentsCannotInject:
+    @pytest.mark.parametrize(
+        ("name", "args"),
+        [
+            ("optimize", {"models": ["fct_orders; drop table fct_orders"]}),
+            ("optimize", {"schema": "x`; drop table fct_orders; --"}),
+            ("optimize", {"pattern": "fct_orders' or '1'='1"}),
+            ("optimize", {"models": ["fct_orders"], "zorder_by": ["customer_id) -- "]}),
+            ("optimize", {"models": ["fct_orders"], "where": {"p = p or 1=1 /*": "a"}}),
+            ("vacuum", {"models": ["fct_orders"], "retain_hours": "0; drop table fct_orders"}),
+            ("restore", {"table": "fct_orders`; drop table fct_orders", "version": 0}),
+            ("restore", {"table": "fct_orders", "version": "0; drop table fct_orders"}),
+            ("clone", {"source": "fct_orders", "target": "x; drop table fct_orders"}),
+            ("clone", {"source": "fct_orders", "target": "y", "timestamp": "2026' --"}),
+            ("drop_table_feature", {"feature": "x; drop table fct_orders", "pattern": "*"}),
+        ],
+    )
+    def test_rejected_with_a_clear_error(self, project, name, args):
+        before = version(project, "fct_orders")
+        result = operation(project, name, args, expect_success=False)
+        assert not result.success
+        assert "Invalid" in failure(result)
+        assert version(project, "fct_orders") == before
+        assert project.count("fct_orders") > 0
+
+    def test_quotes_in_a_where_value_stay_a_literal(self, project):
+        make_events_table(project, "literal")
+        operation(project, "optimize", {"pattern": "literal", "where": {"p": "a' or '1'='1"}})
+        # No partition is named that: nothing compacted, the six files stay.
+        assert project.detail("literal").numFiles == 6
+
+
+def test_endpoint_status_and_port_taken(running_endpoint):
+    healthy, line = endpoint.status(running_endpoint)
+    assert healthy, line
+    with pytest.raises(endpoint.EndpointError, match="already in use"):
+        twin = endpoint.EndpointSettings(
+            lakehouse=running_endpoint.lakehouse.__class__(
+                home=running_endpoint.lakehouse.home / "twin"
+            ),
+            thrift_port=running_endpoint.thrift_port,
+            connect_port=free_port(),
+        )
+        endpoint.start(twin, timeout=5)
+    assert not os.path.exists(twin.pid_file)

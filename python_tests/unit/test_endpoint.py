@@ -1,0 +1,86 @@
+"""The endpoint's launch settings and its refusals, without starting Spark."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from lakehouse import endpoint
+from lakehouse.spark import LakehouseSettings, spark_conf
+
+
+@pytest.fixture
+def settings(tmp_path, monkeypatch) -> endpoint.EndpointSettings:
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LAKEHOUSE_THRIFT_PORT", "10123")
+    monkeypatch.setenv("LAKEHOUSE_SPARK_CONNECT_PORT", "15123")
+    return endpoint.EndpointSettings.from_env(tmp_path)
+
+
+def test_conf_is_the_lakehouse_conf_plus_both_endpoints_on_localhost(settings):
+    conf = endpoint.endpoint_conf(settings)
+    embedded = spark_conf(settings.lakehouse)
+    own = {"spark.app.name", "spark.driver.extraClassPath"}
+    assert {k: v for k, v in conf.items() if k in embedded and k not in own} == {
+        k: v for k, v in embedded.items() if k not in own
+    }
+    assert conf["spark.plugins"] == endpoint.CONNECT_PLUGIN
+    assert conf["spark.connect.grpc.binding.port"] == "15123"
+    assert conf["spark.hadoop.hive.server2.thrift.port"] == "10123"
+    assert conf["spark.connect.grpc.binding.address"] == "localhost"
+    assert conf["spark.hadoop.hive.server2.thrift.bind.host"] == "localhost"
+    assert all(
+        jar.name in conf["spark.driver.extraClassPath"] for jar in endpoint.delta_jars(settings)
+    )
+    assert settings.pid_file.parent == settings.lakehouse.home / "endpoint"
+
+
+def test_command_runs_the_thrift_server_class(settings):
+    command = endpoint.spark_submit_command(settings)
+    assert command[0].endswith("spark-submit")
+    assert command[1:3] == ["--class", endpoint.THRIFT_SERVER_CLASS]
+    assert "hive.server2.thrift.port=10123" in command
+
+
+def test_taken_port_is_refused_before_launch(settings):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", settings.thrift_port))
+        busy.listen()
+        with pytest.raises(
+            endpoint.EndpointError, match="10123 is already in use.*LAKEHOUSE_THRIFT_PORT"
+        ):
+            endpoint.start(settings, timeout=1)
+    assert not settings.pid_file.exists()
+
+
+def test_missing_java_is_explained(settings, monkeypatch):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(endpoint.EndpointError, match="Java not found"):
+        endpoint.start(settings, timeout=1)
+
+
+def test_status_and_stop_when_not_running(settings):
+    assert endpoint.status(settings) == (False, "not running")
+    assert endpoint.stop(settings) == "not running"
+
+
+def test_settings_defaults():
+    defaults = endpoint.EndpointSettings(lakehouse=LakehouseSettings(home="/x"))  # type: ignore[arg-type]
+    assert (defaults.thrift_port, defaults.connect_port) == (10000, 15002)
+
+
+def test_spark_errors_are_cut_to_their_sentence():
+    from dbt.adapters.sparkdelta.impl import short_error_message
+
+    thrift = (
+        "TExecuteStatementResp(status=TStatus(statusCode=3, infoMessages=['*org.apache.hive."
+        "service.cli.HiveSQLException:Error running query: [EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE]"
+        " org.apache.spark.sql.AnalysisException: [EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] "
+        "'DESCRIBE DETAIL' expects a table but `s`.`v` is a view. SQLSTATE: 42809:36:35', 'org"
+    )
+    assert short_error_message(thrift) == (
+        "[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'DESCRIBE DETAIL' expects a table but `s`.`v` "
+        "is a view. SQLSTATE: 42809"
+    )

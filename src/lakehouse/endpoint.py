@@ -1,0 +1,300 @@
+"""A local Spark Thrift server (HiveServer2) that also serves Spark Connect: the `thrift` target.
+
+`lakehouse endpoint start|stop|status`. The server is one Spark application started with
+`spark-submit` from pyspark's own distribution, configured by `lakehouse.spark.spark_conf` (the
+same Delta, metastore and warehouse settings as the embedded session) plus the Spark Connect
+plugin. It binds to localhost only. Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`.
+
+The embedded Derby metastore admits one process: while the endpoint runs, use the `thrift`
+target (or give the embedded session another LAKEHOUSE_HOME).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lakehouse.spark import (
+    LakehouseSettings,
+    _env,
+    delta_coordinates,
+    explain_launch_failure,
+    spark_conf,
+)
+
+THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
+CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
+BIND_HOST = "localhost"
+
+
+class EndpointError(RuntimeError):
+    """The endpoint could not be started, reached or stopped (one actionable message)."""
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    lakehouse: LakehouseSettings
+    thrift_port: int = 10000
+    connect_port: int = 15002
+
+    @classmethod
+    def from_env(cls, project_dir: str | os.PathLike | None = None) -> EndpointSettings:
+        return cls(
+            lakehouse=LakehouseSettings.from_env(project_dir),
+            thrift_port=int(_env("LAKEHOUSE_THRIFT_PORT", str(cls.thrift_port))),
+            connect_port=int(_env("LAKEHOUSE_SPARK_CONNECT_PORT", str(cls.connect_port))),
+        )
+
+    @property
+    def directory(self) -> Path:
+        return self.lakehouse.home / "endpoint"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.directory / "endpoint.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.directory / "endpoint.log"
+
+    @property
+    def connect_url(self) -> str:
+        return f"sc://{BIND_HOST}:{self.connect_port}"
+
+
+def delta_jars(settings: EndpointSettings) -> list[Path]:
+    """Where Spark's Ivy resolution of `spark.jars.packages` stores the Delta jars."""
+    ivy_home = Path(settings.lakehouse.ivy_cache or Path.home() / ".ivy2.5.2")
+    jars = []
+    for coordinate in delta_coordinates():
+        organisation, artifact, version = coordinate.split(":")
+        jars.append(ivy_home / "jars" / f"{organisation}_{artifact}-{version}.jar")
+    return jars
+
+
+def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
+    """The embedded lakehouse's Spark configuration plus the Thrift and Connect endpoints."""
+    conf = spark_conf(settings.lakehouse)
+    conf.update(
+        {
+            # The Thrift server closes a session's class loader when the session ends, and with
+            # it the loader that holds `spark.jars.packages`: Delta classes first needed after
+            # that fail with NoClassDefFoundError. On the JVM's own class path they stay.
+            "spark.driver.extraClassPath": os.pathsep.join(map(str, delta_jars(settings))),
+            "spark.app.name": "lakehouse-endpoint",
+            "spark.plugins": CONNECT_PLUGIN,
+            "spark.connect.grpc.binding.address": BIND_HOST,
+            "spark.connect.grpc.binding.port": str(settings.connect_port),
+            "spark.hadoop.hive.server2.thrift.bind.host": BIND_HOST,
+            "spark.hadoop.hive.server2.thrift.port": str(settings.thrift_port),
+            "spark.hadoop.hive.server2.transport.mode": "binary",
+        }
+    )
+    return conf
+
+
+def spark_submit_command(settings: EndpointSettings) -> list[str]:
+    import pyspark
+
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    command = [str(spark_submit), "--class", THRIFT_SERVER_CLASS]
+    for key, value in endpoint_conf(settings).items():
+        command += ["--conf", f"{key}={value}"]
+    # `spark-internal`: the main class ships with Spark, there is no application jar.
+    return [
+        *command,
+        "spark-internal",
+        "--hiveconf",
+        f"hive.server2.thrift.port={settings.thrift_port}",
+        "--hiveconf",
+        f"hive.server2.thrift.bind.host={BIND_HOST}",
+    ]
+
+
+def _spark_env() -> dict[str, str]:
+    import pyspark
+
+    return {**os.environ, "SPARK_HOME": str(Path(pyspark.__file__).parent)}
+
+
+def _resolve_delta_jars(settings: EndpointSettings) -> None:
+    """Let spark-submit resolve the Delta packages (a no-op application) when not yet cached."""
+    if all(jar.exists() for jar in delta_jars(settings)):
+        return
+    noop = settings.directory / "resolve_packages.py"
+    noop.write_text("# resolves spark.jars.packages, runs nothing\n")
+    command = [spark_submit_command(settings)[0]]
+    for key in ("spark.jars.packages", "spark.jars.repositories", "spark.jars.ivySettings"):
+        value = spark_conf(settings.lakehouse).get(key)
+        if value:
+            command += ["--conf", f"{key}={value}"]
+    if settings.lakehouse.ivy_cache:
+        command += ["--conf", f"spark.jars.ivy={settings.lakehouse.ivy_cache}"]
+    with open(settings.log_file, "ab") as log:
+        start_offset = log.tell()
+        result = subprocess.run(
+            [*command, str(noop)], stdout=log, stderr=subprocess.STDOUT, env=_spark_env()
+        )
+    missing = [jar for jar in delta_jars(settings) if not jar.exists()]
+    if result.returncode != 0 or missing:
+        output = _launch_output(settings, start_offset)
+        raise EndpointError(explain_launch_failure(output or "not found", settings.log_file))
+
+
+def _read_pid(settings: EndpointSettings) -> int | None:
+    try:
+        pid = int(settings.pid_file.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, owned by another user
+    return pid
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def accepts_sessions(settings: EndpointSettings) -> bool:
+    """True when the Thrift port opens a real HiveServer2 session and runs a query."""
+    from pyhive import hive
+
+    logging.getLogger("thrift").setLevel(logging.CRITICAL)  # "could not connect" while starting
+    try:
+        connection = hive.connect(
+            host=BIND_HOST, port=settings.thrift_port, username="lakehouse", auth="NONE"
+        )
+    except Exception:
+        return False
+    try:
+        cursor = connection.cursor()
+        cursor.execute("select 1")
+        return cursor.fetchall() == [(1,)]
+    except Exception:
+        return False
+    finally:
+        connection.close()
+
+
+def _check_java() -> None:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").exists():
+        return
+    if shutil.which("java"):
+        return
+    raise EndpointError("Java not found: install a JDK 17 or set JAVA_HOME.")
+
+
+def _launch_output(settings: EndpointSettings, start: int) -> str:
+    with open(settings.log_file, "rb") as log:
+        log.seek(start)
+        return log.read().decode("utf-8", "replace")
+
+
+def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
+    """Start the endpoint in the background and wait until it accepts a session."""
+    pid = _read_pid(settings)
+    if pid is not None:
+        if accepts_sessions(settings):
+            return f"already running (pid {pid}): {status_line(settings, pid)}"
+        raise EndpointError(
+            f"An endpoint process (pid {pid}) is running but not answering on port "
+            f"{settings.thrift_port}; run `lakehouse endpoint stop` first."
+        )
+    _check_java()
+    for port, variable in (
+        (settings.thrift_port, "LAKEHOUSE_THRIFT_PORT"),
+        (settings.connect_port, "LAKEHOUSE_SPARK_CONNECT_PORT"),
+    ):
+        if _port_taken(port):
+            raise EndpointError(
+                f"Port {port} is already in use: stop what listens there or choose another "
+                f"port with {variable}=<port>."
+            )
+    settings.directory.mkdir(parents=True, exist_ok=True)
+    settings.lakehouse.log_dir.mkdir(parents=True, exist_ok=True)
+    _resolve_delta_jars(settings)
+    start_offset = settings.log_file.stat().st_size if settings.log_file.exists() else 0
+    with open(settings.log_file, "ab") as log:
+        process = subprocess.Popen(
+            spark_submit_command(settings),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=_spark_env(),
+            start_new_session=True,  # its own process group: `stop` ends the JVM and children
+        )
+    settings.pid_file.write_text(str(process.pid))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            settings.pid_file.unlink(missing_ok=True)
+            output = _launch_output(settings, start_offset)
+            raise EndpointError(explain_launch_failure(output, settings.log_file))
+        if accepts_sessions(settings):
+            return f"started (pid {process.pid}): {status_line(settings, process.pid)}"
+        time.sleep(2)
+    stop(settings)
+    raise EndpointError(
+        f"The endpoint did not accept a session within {timeout:.0f}s; it was stopped. "
+        f"Log: {settings.log_file}"
+    )
+
+
+def stop(settings: EndpointSettings, timeout: float = 60.0) -> str:
+    pid = _read_pid(settings)
+    if pid is None:
+        settings.pid_file.unlink(missing_ok=True)
+        return "not running"
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _read_pid(settings) is not None:
+        time.sleep(0.5)
+        _reap(pid)
+    if _read_pid(settings) is not None:
+        os.killpg(pid, signal.SIGKILL)
+        _reap(pid)
+    settings.pid_file.unlink(missing_ok=True)
+    return f"stopped (pid {pid})"
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status when this process started the endpoint (no zombie left)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+def status_line(settings: EndpointSettings, pid: int) -> str:
+    return (
+        f"thrift://{BIND_HOST}:{settings.thrift_port} and {settings.connect_url}, "
+        f"home {settings.lakehouse.home}, log {settings.log_file}"
+    )
+
+
+def status(settings: EndpointSettings) -> tuple[bool, str]:
+    """(healthy, one line): running and accepting sessions, or why not."""
+    pid = _read_pid(settings)
+    if pid is None:
+        return False, "not running"
+    if accepts_sessions(settings):
+        return True, f"running (pid {pid}): {status_line(settings, pid)}"
+    return False, f"process {pid} is up but does not accept sessions yet; log {settings.log_file}"
