@@ -138,7 +138,9 @@ class ShopGenerator:
         n = max(1, int(self.scale.orders * self.change_fraction))
         for _ in range(max(1, n // 5)):
             out.add("customers", "I", state.new_customer(rng, loaded_at))
-        for customer in rng.sample(sorted(state.customers), min(len(state.customers), n // 5)):
+        for customer in rng.sample(
+            sorted(state.customers), min(len(state.customers), max(1, n // 5))
+        ):
             row = state.customers[customer]
             row.update(email=f"c{customer}.{batch_id}@example.com", updated_at=loaded_at)
             out.add("customers", "U", row)
@@ -150,7 +152,9 @@ class ShopGenerator:
             row.update(status=_next_status(rng, row["status"]), updated_at=loaded_at)
             out.add("orders", "U", row)
         # A few order lines are deleted (the customer removed an item) ...
-        for line_id in rng.sample(sorted(state.order_lines), min(len(state.order_lines), n // 4)):
+        for line_id in rng.sample(
+            sorted(state.order_lines), min(len(state.order_lines), max(1, n // 4))
+        ):
             out.add("order_lines", "D", state.order_lines.pop(line_id))
         # ... and a few late-arriving orders carry an order date from weeks ago.
         for _ in range(max(1, n // 10)):
