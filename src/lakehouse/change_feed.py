@@ -220,6 +220,24 @@ def daily_revenue_changes(
     )
 
 
+def plan_read(
+    model: str, table: str, processed: int | None, earliest: int, end: int, on_gap: str
+) -> str:
+    """What to read of `table` (history from version `earliest`, pinned at `end`) after the
+    `processed` version: `snapshot`, `nothing` (no new version) or `changes`."""
+    if processed is None:
+        return SNAPSHOT
+    if processed + 1 < earliest:
+        if on_gap == "full_refresh":
+            return SNAPSHOT
+        raise ChangeFeedGap(
+            f"Model {model}: upstream {table} keeps history from version {earliest} only, but "
+            f"changes after version {processed} are still to be read. Rebuild with "
+            f"`dbt run --full-refresh -s {model}`, or set cdf_on_gap='full_refresh' on the model."
+        )
+    return "nothing" if processed >= end else "changes"
+
+
 # --- Delta I/O ------------------------------------------------------------------------------
 
 
@@ -273,17 +291,10 @@ class ChangeFeed:
         whole upstream as `snapshot` rows when this run is a snapshot."""
         key = table_key(table)
         end = self.end_version(table)
-        start = self.processed.get(key)
-        if start is not None and start + 1 < self._history_bounds(table)[0]:
-            if self.on_gap == "error":
-                raise ChangeFeedGap(
-                    f"Model {self.model}: upstream {key} keeps history from version "
-                    f"{self._history_bounds(table)[0]} only, but changes after version {start} "
-                    "are still to be read. Rebuild with `dbt run --full-refresh -s "
-                    f"{self.model}`, or set cdf_on_gap='full_refresh' on the model."
-                )
-            self.is_snapshot = True
-        if self.is_snapshot or start is None:
+        earliest = self._history_bounds(table)[0]
+        start = None if self.is_snapshot else self.processed.get(key)
+        read = plan_read(self.model, key, start, earliest, end, self.on_gap)
+        if read == SNAPSHOT:
             self.is_snapshot = True
             return self.current(table).select(
                 "*",
@@ -291,7 +302,7 @@ class ChangeFeed:
                 F.lit(end).cast("bigint").alias(COMMIT_VERSION),
                 F.lit(None).cast("timestamp").alias(COMMIT_TIMESTAMP),
             )
-        if start >= end:
+        if read == "nothing":
             return self.session.sql(
                 f"select *, cast(null as string) as {CHANGE_TYPE}, "
                 f"cast(null as bigint) as {COMMIT_VERSION}, "

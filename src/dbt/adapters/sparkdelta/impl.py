@@ -17,7 +17,6 @@ from dbt.adapters.sparkdelta.python_submissions import (
     SparkConnectPythonJobHelper,
 )
 
-
 # Delta writes the value of this session setting into the commit it makes (DESCRIBE HISTORY
 # column userMetadata).
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
