@@ -84,8 +84,9 @@
           target_relation, tmp_relation, keys, data_columns, is_snapshot) -%}
     {%- endif -%}
 
-    {#-- Test hook: a crash after the change rows are computed, before the commit. --#}
-    {%- if env_var('LAKEHOUSE_CDF_CRASH_BEFORE_COMMIT', '') == model.name -%}
+    {#-- Test hook (comma-separated model names): a crash after the change rows are built, before
+         the commit. --#}
+    {%- if model.name in env_var('LAKEHOUSE_CDF_CRASH_BEFORE_COMMIT', '').split(',') -%}
       {{ exceptions.raise_compiler_error("Simulated crash of " ~ model.name ~ " before its commit.") }}
     {%- endif -%}
     {%- set response = adapter.execute_with_commit_metadata(
