@@ -6,7 +6,11 @@
     clustering), then write with the strategy; session settings a strategy needs (schema
     evolution, dynamic partition overwrite) are restored right after the write;
   - strategies: merge (default with a unique_key), append (default without), insert_overwrite,
-    replace_where, delete+insert, microbatch, or a custom `get_incremental_<name>_sql` macro.
+    replace_where, delete+insert, microbatch, or a custom `get_incremental_<name>_sql` macro;
+  - `cdf` takes the whole run (first run and full refresh included), because its watermark must
+    be in the same commit as the data: the model's change rows are built here (dbt submits
+    Python models only from a materialization's own statement) and lakehouse.cdf_incremental
+    applies them.
 -#}
 {% materialization incremental, adapter='sparkdelta', supported_languages=['sql', 'python'] -%}
   {%- set language = model['language'] -%}
@@ -17,6 +21,20 @@
     {{ exceptions.raise_compiler_error(
         "Model " ~ model.unique_id ~ ": the sparkdelta incremental materialization writes Delta "
         ~ "tables; file_format '" ~ config.get('file_format') ~ "' is not supported here.") }}
+  {%- endif -%}
+  {%- if strategy == 'cdf' -%}
+    {%- set tmp_relation = this.incorporate(path={'identifier': this.identifier ~ '__dbt_tmp'}) -%}
+    {%- if model['language'] == 'sql' -%}
+      {%- set tmp_relation = tmp_relation.include(database=false, schema=false) -%}
+    {%- endif -%}
+    {{ run_hooks(pre_hooks) }}
+    {#-- The change rows. For a Python model this is 'main': it records the submission method. --#}
+    {%- call statement('main' if language == 'python' else 'create_tmp_relation', language=language) -%}
+      {{ create_table_as(True, tmp_relation, compiled_code, language) }}
+    {%- endcall -%}
+    {%- do lakehouse.cdf_incremental(tmp_relation, language) -%}
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [this.incorporate(type='table')]}) }}
   {%- endif -%}
   {%- if strategy not in builtin -%}
     {#- dbt's own lookup: a project macro get_incremental_<strategy>_sql, or a clear error -#}

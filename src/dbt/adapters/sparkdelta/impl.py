@@ -12,12 +12,17 @@ from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
 )
+
+# Delta writes the value of this session setting into the commit it makes (DESCRIBE HISTORY
+# column userMetadata).
+USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 
 
 @cache
@@ -33,6 +38,22 @@ def project_git_revision(project_root: str) -> str | None:
 
 class SparkDeltaAdapter(SparkAdapter):
     ConnectionManager = SparkDeltaConnectionManager
+
+    @available
+    def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:
+        """Run one Delta write whose commit carries `user_metadata`.
+
+        The setting is session-wide and sticky: it is reset even when the write fails, so no
+        later commit of this session (another model, a maintenance operation) inherits it.
+        """
+        if "\n" in user_metadata or ";" in user_metadata:
+            raise DbtRuntimeError(f"Commit metadata must be one line without ';': {user_metadata}")
+        self.execute(f"set {USER_METADATA_CONF} = {user_metadata}")
+        try:
+            response, _ = self.execute(sql)
+        finally:
+            self.execute(f"reset {USER_METADATA_CONF}")
+        return response
 
     @classmethod
     def type(cls) -> str:

@@ -11,6 +11,9 @@ import pandas as _pd
 import pyspark.sql
 
 dbt = dbtObj(spark.table)
+# dbt.ref_relation("name"): the table name behind dbt.ref("name"), for readers that need a name
+# (Delta's change data feed, time travel). Call dbt.ref("name") too: it declares the dependency.
+dbt.ref_relation = lambda *args, **kwargs: ref(*args, **kwargs, dbt_load_df_function=str)
 df = model(dbt, spark)
 if isinstance(df, _pd.DataFrame):
     df = spark.createDataFrame(df)

@@ -1,0 +1,243 @@
+"""The change-driven models (`cdf` strategy): after every run each equals a full recompute of
+its logic, a crash before the commit is repaired by the rerun, and a rerun without upstream
+change writes nothing.
+
+The silver upstream tables are driven directly with SQL (random inserts, updates, physical
+deletes, tombstones, re-inserts; several commits between runs), not through the pipeline.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+import pytest
+
+from lakehouse.change_feed import daily_revenue, parse_watermark, row_lineage
+
+CONSUMERS = ("fct_order_lines", "fct_daily_revenue", "int_order_row_lineage")
+PYTHON_CONSUMERS = ("fct_daily_revenue", "int_order_row_lineage")
+FEATURES = (
+    "tblproperties ('delta.enableChangeDataFeed' = 'true', 'delta.enableRowTracking' = 'true', "
+    "'delta.enableDeletionVectors' = 'true')"
+)
+LINE_COLUMNS = [
+    "order_line_id", "order_id", "product_id", "quantity", "unit_price", "line_amount",
+    "updated_at",
+]  # fmt: skip
+DAY0 = datetime(2026, 1, 1)
+
+
+class Upstream:
+    """The two silver tables the consumers read, changed by random SQL statements."""
+
+    def __init__(self, project, seed: int) -> None:
+        self.project = project
+        self.random = random.Random(seed)
+        self.orders = project.relation("int_orders_deduplicated")
+        self.lines = project.relation("int_order_lines_deduplicated")
+        self.observations: list[tuple] = []  # row tracking seen at each run (for the lineage)
+
+    def sql(self, statement: str) -> None:
+        self.project.spark.sql(statement)
+
+    def create(self) -> None:
+        self.sql(f"create schema if not exists `{self.project.schema}`")
+        for name in (*CONSUMERS, "int_orders_deduplicated", "int_order_lines_deduplicated"):
+            self.sql(f"drop table if exists {self.project.relation(name)}")
+        self.sql(
+            f"create table {self.orders} (order_id bigint, customer_id bigint, status string, "
+            "ordered_at timestamp, updated_at timestamp, is_deleted boolean, batch_id int) "
+            f"using delta {FEATURES}"
+        )
+        self.sql(
+            f"create table {self.lines} (order_line_id bigint, order_id bigint, "
+            "product_id bigint, quantity int, unit_price decimal(10,2), "
+            "line_amount decimal(21,2), updated_at timestamp, is_deleted boolean, batch_id int) "
+            f"using delta {FEATURES}"
+        )
+        for _ in range(6):
+            self.insert_order()
+        for _ in range(10):
+            self.insert_line()
+
+    # --- one commit each ---
+    def _when(self) -> str:
+        return (DAY0 + timedelta(days=self.random.randrange(4), hours=self.random.randrange(24)))\
+            .strftime("timestamp'%Y-%m-%d %H:00:00'")  # fmt: skip
+
+    def insert_order(self) -> None:  # a new key, or a re-insert of a deleted one
+        key = self.random.randint(1, 10)
+        status = self.random.choice(["placed", "paid", "cancelled"])
+        self.sql(
+            f"insert into {self.orders} select {key}, {key % 3}, '{status}', {self._when()}, "
+            f"current_timestamp(), false, 0 where not exists "
+            f"(select 1 from {self.orders} where order_id = {key})"
+        )
+
+    def insert_line(self) -> None:  # may reference an order that arrives later
+        key, order = self.random.randint(1, 25), self.random.randint(1, 10)
+        quantity = self.random.randint(1, 4)
+        self.sql(
+            f"insert into {self.lines} select {key}, {order}, {key % 5}, {quantity}, 2.50, "
+            f"{quantity} * 2.50, current_timestamp(), false, 0 where not exists "
+            f"(select 1 from {self.lines} where order_line_id = {key})"
+        )
+
+    def change(self) -> None:
+        order, line = self.random.randint(1, 10), self.random.randint(1, 25)
+        status = self.random.choice(["paid", "cancelled", "placed"])
+        quantity = self.random.randint(1, 4)
+        statement = self.random.choice(
+            [
+                f"update {self.orders} set status = '{status}' where order_id = {order}",
+                f"update {self.orders} set ordered_at = {self._when()} where order_id = {order}",
+                f"update {self.orders} set is_deleted = not is_deleted where order_id = {order}",
+                f"delete from {self.orders} where order_id = {order}",
+                f"update {self.lines} set quantity = {quantity}, line_amount = {quantity} * "
+                f"unit_price where order_line_id = {line}",
+                f"update {self.lines} set order_id = {order} where order_line_id = {line}",
+                f"update {self.lines} set is_deleted = true where order_line_id = {line}",
+                f"delete from {self.lines} where order_line_id = {line}",
+            ]
+        )
+        self.sql(statement)
+
+    def touch_both(self) -> None:
+        """A change every consumer sees: one live line and one order updated."""
+        line = self.project.rows(f"select min(order_line_id) as k from {self.lines}")[0].k
+        order = self.project.rows(
+            f"select min(order_id) as k from {self.orders} where ordered_at is not null"
+        )[0].k
+        self.sql(f"update {self.lines} set quantity = quantity + 1 where order_line_id = {line}")
+        self.sql(f"update {self.orders} set status = 'paid' where order_id = {order}")
+
+    def batch(self) -> None:
+        for _ in range(3):
+            self.random.choice([self.insert_order, self.insert_line, self.change, self.change])()
+
+    # --- checks ---
+    def observe_row_tracking(self) -> None:
+        self.observations += self.project.rows(
+            "select _metadata.row_id as row_id, order_id, "
+            f"_metadata.row_commit_version as row_commit_version from {self.orders}"
+        )
+
+
+def sorted_rows(df_or_rows) -> list[tuple]:
+    rows = df_or_rows.collect() if hasattr(df_or_rows, "collect") else df_or_rows
+    return sorted(tuple(row) for row in rows)
+
+
+def assert_consumers_equal_full_recompute(upstream: Upstream) -> None:
+    project, spark = upstream.project, upstream.project.spark
+    lines, orders = spark.table(upstream.lines), spark.table(upstream.orders)
+
+    expected_lines = lines.where("not is_deleted").select(*LINE_COLUMNS)
+    actual_lines = spark.table(project.relation("fct_order_lines")).select(*LINE_COLUMNS)
+    assert sorted_rows(actual_lines) == sorted_rows(expected_lines)
+
+    expected_revenue = daily_revenue(lines, orders)
+    actual_revenue = spark.table(project.relation("fct_daily_revenue"))
+    assert sorted_rows(actual_revenue.select(*expected_revenue.columns)) == sorted_rows(
+        expected_revenue
+    )
+
+    schema = "row_id bigint, order_id bigint, row_commit_version bigint"
+    expected_lineage = row_lineage(spark.createDataFrame(upstream.observations, schema), "order_id")
+    actual_lineage = spark.table(project.relation("int_order_row_lineage"))
+    assert sorted_rows(actual_lineage.select(*expected_lineage.columns)) == sorted_rows(
+        expected_lineage
+    )
+
+
+def versions(project) -> dict[str, int]:
+    return {name: project.history(name)[0].version for name in CONSUMERS}
+
+
+def run_consumers(project, *args: str, **kwargs):
+    return project.dbt("run", "-s", *CONSUMERS, *args, **kwargs)
+
+
+@pytest.fixture(scope="class")
+def upstream(dbt_project) -> Upstream:
+    """Upstream tables and consumers built once per class; the tests below continue from each
+    other's state in file order (a dbt run is slow on a small machine)."""
+    upstream = Upstream(dbt_project, seed=11)
+    upstream.create()
+    run_consumers(dbt_project)
+    upstream.observe_row_tracking()
+    return upstream
+
+
+class TestChangeDrivenModels:
+    def test_first_run_is_a_full_snapshot(self, upstream):
+        assert_consumers_equal_full_recompute(upstream)
+        for name in CONSUMERS:
+            assert upstream.project.history(name)[0].operation.startswith("CREATE OR REPLACE")
+
+    def test_every_run_equals_a_full_recompute(self, upstream):
+        for _ in range(2):
+            for _ in range(upstream.random.randint(2, 3)):  # several commits between runs
+                upstream.batch()
+            run_consumers(upstream.project)
+            upstream.observe_row_tracking()
+            assert_consumers_equal_full_recompute(upstream)
+
+    def test_rerun_without_upstream_change_writes_nothing(self, upstream):
+        before = versions(upstream.project)
+        result = run_consumers(upstream.project)
+        assert [r.status for r in result.result] == ["success"] * len(CONSUMERS)
+        assert versions(upstream.project) == before
+
+    def test_crash_before_the_commit_then_rerun_ends_like_an_uninterrupted_run(self, upstream):
+        project = upstream.project
+        upstream.batch()
+        upstream.touch_both()
+        before = versions(project)
+        with project.env(LAKEHOUSE_CDF_CRASH_BEFORE_COMMIT=",".join(CONSUMERS)):
+            crashed = run_consumers(project, expect_success=False)
+        statuses = {r.node.name: r.status for r in crashed.result}
+        assert statuses == {name: "error" for name in CONSUMERS}
+        assert versions(project) == before  # nothing half-written
+        run_consumers(project)
+        upstream.observe_row_tracking()
+        assert_consumers_equal_full_recompute(upstream)
+
+    def test_each_commit_carries_the_upstream_versions_it_applied(self, upstream):
+        project, schema = upstream.project, upstream.project.schema
+        lines_version = project.history("int_order_lines_deduplicated")[0].version
+        orders_version = project.history("int_orders_deduplicated")[0].version
+        latest = {
+            name: parse_watermark(project.history(name)[0].userMetadata) for name in CONSUMERS
+        }
+        assert latest["fct_order_lines"] == {
+            f"{schema}.int_order_lines_deduplicated": lines_version
+        }
+        assert latest["fct_daily_revenue"] == {
+            f"{schema}.int_order_lines_deduplicated": lines_version,
+            f"{schema}.int_orders_deduplicated": orders_version,
+        }
+        assert latest["int_order_row_lineage"] == {
+            f"{schema}.int_orders_deduplicated": orders_version
+        }
+        # The session setting that put the watermark into the commit is gone again.
+        user_metadata = project.spark.conf.get(
+            "spark.databricks.delta.commitInfo.userMetadata", None
+        )
+        assert user_metadata in (None, "")
+
+    def test_python_consumers_run_through_spark_connect(self, upstream, spark_connect_port):
+        project = upstream.project
+        upstream.touch_both()
+        with project.env(
+            LAKEHOUSE_PYTHON_SUBMISSION="spark_connect",
+            LAKEHOUSE_SPARK_CONNECT_URL=f"sc://localhost:{spark_connect_port}",
+        ):
+            result = run_consumers(project)
+        codes = {r.node.name: r.adapter_response.get("code") for r in result.result}
+        assert {name: codes[name] for name in PYTHON_CONSUMERS} == {
+            name: "spark_connect" for name in PYTHON_CONSUMERS
+        }
+        upstream.observe_row_tracking()
+        assert_consumers_equal_full_recompute(upstream)
