@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from dbt.adapters.contracts.connection import Connection
@@ -12,6 +15,7 @@ from dbt.adapters.spark.connections import (
     SparkConnectionMethod,
     SparkCredentials,
 )
+from dbt_common.exceptions import DbtRuntimeError
 
 logger = AdapterLogger("SparkDelta")
 
@@ -34,8 +38,29 @@ class SparkDeltaCredentials(SparkCredentials):
         return "sparkdelta"
 
 
+def without_jvm_stack(message: str) -> str:
+    """A Spark error as the user needs it: the message, without py4j's preamble and the JVM
+    stack trace (dbt-spark passes both through; the full error stays in dbt's debug log)."""
+    lines = []
+    for line in message.strip().splitlines():
+        if re.match(r"\s*(at [\w$.<>]+\(|\.\.\. \d+ more)", line):
+            break
+        lines.append(line)
+    text = "\n".join(lines).strip()
+    text = re.sub(r"^An error occurred while calling o\d+\.\w+\.\s*:?\s*", "", text)
+    return re.sub(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ", "", text).strip() or message
+
+
 class SparkDeltaConnectionManager(SparkConnectionManager):
     TYPE = "sparkdelta"
+
+    @contextmanager
+    def exception_handler(self, sql: str) -> Iterator[None]:
+        try:
+            with super().exception_handler(sql):
+                yield
+        except DbtRuntimeError as exc:
+            raise DbtRuntimeError(without_jvm_stack(exc.msg)) from exc
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
