@@ -3,6 +3,8 @@ Delta tables that honour their config."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 
@@ -62,6 +64,18 @@ class TestBuild:
             f"select count(*) as n from {changes} where _change_type = 'insert'"
         )[0].n
         assert first_load == project.count("int_orders_deduplicated") > 0
+
+    def test_docs_generate_carries_the_descriptions(self, built):
+        project, _ = built
+        project.dbt("docs", "generate")
+        target = project.work_dir / "target"
+        manifest = json.loads((target / "manifest.json").read_text())
+        catalog = json.loads((target / "catalog.json").read_text())
+        for unique_id in ("model.lakehouse.fct_orders", "model.lakehouse.int_orders_deduplicated"):
+            node = manifest["nodes"][unique_id]
+            assert node["description"]
+            assert node["columns"] and all(c["description"] for c in node["columns"].values())
+            assert unique_id in catalog["nodes"]
 
     def test_second_build_succeeds_and_keeps_the_rows(self, built):
         project, _ = built
