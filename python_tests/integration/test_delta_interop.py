@@ -18,7 +18,7 @@ from deltalake import DeltaTable, QueryBuilder
 from lakehouse.delta_audit import delta_tables
 from lakehouse.delta_conformance import check_conformance, claimed_features
 from lakehouse.delta_log import DeltaLog
-from lakehouse.interop import RESULTS
+from lakehouse.interop import README, RESULTS, render_readme
 
 
 @pytest.fixture(scope="class")
@@ -137,6 +137,9 @@ class TestPipelineTables:
             "tables": results,
         }
         RESULTS.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n")
+        # The README's table is rendered from these results in the same step, so the two never
+        # disagree; a change in the results shows up as a README diff.
+        README.write_text(render_readme(README.read_text(), recorded))
         wrong = {
             f"{table}.{check}": outcome
             for table, entry in results.items()
