@@ -16,10 +16,10 @@
   {%- for column, value in (where or {}).items() -%}
     {%- set quoted = lakehouse.safe_identifier(column, 'optimize where column') -%}
     {%- if value is string or value is number -%}
-      {%- do predicates.append(quoted ~ ' = ' ~ _sql_string(value)) -%}
+      {%- do predicates.append(quoted ~ ' = ' ~ lakehouse.sql_string(value)) -%}
     {%- else -%}
       {%- set literals = [] -%}
-      {%- for item in value -%}{%- do literals.append(_sql_string(item)) -%}{%- endfor -%}
+      {%- for item in value -%}{%- do literals.append(lakehouse.sql_string(item)) -%}{%- endfor -%}
       {%- do predicates.append(quoted ~ ' in (' ~ literals | join(', ') ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}

@@ -11,7 +11,7 @@
           "Invalid table property " ~ (key | string | tojson) ~ " for " ~ relation
           ~ ": use letters, digits, '.', '_' and '-'.") }}
     {%- endif -%}
-    {%- do pairs.append(_sql_string(key) ~ ' = ' ~ _sql_string(value)) -%}
+    {%- do pairs.append(lakehouse.sql_string(key) ~ ' = ' ~ lakehouse.sql_string(value)) -%}
   {%- endfor -%}
   {{ return('alter table ' ~ relation ~ ' set tblproperties (' ~ pairs | join(', ') ~ ')') }}
 {% endmacro %}

@@ -61,7 +61,7 @@
   {%- if not paths -%}{{ return(', 0 bytes') }}{%- endif -%}
   {%- if '`' in location -%}{{ return(' (bytes unknown: unusual location)') }}{%- endif -%}
   {%- set literals = [] -%}
-  {%- for path in paths -%}{%- do literals.append(_sql_string(path)) -%}{%- endfor -%}
+  {%- for path in paths -%}{%- do literals.append(lakehouse.sql_string(path)) -%}{%- endfor -%}
   {%- set result = _try_sql('select sum(length) as bytes from binaryFile.`' ~ location
       ~ '` where path in (' ~ literals | join(', ') ~ ')') -%}
   {%- if result.error -%}{{ return(' (bytes unknown: ' ~ result.error ~ ')') }}{%- endif -%}

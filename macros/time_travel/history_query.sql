@@ -21,10 +21,10 @@
   {%- for entry in _rows_as_dicts(history) -%}
     {%- do rows.append('(' ~ [
         'cast(' ~ (entry.version | int) ~ ' as bigint)',
-        'timestamp ' ~ _sql_string(entry.timestamp),
-        _sql_string(entry.operation),
-        _sql_string(entry.operationParameters | tojson if entry.operationParameters is mapping else entry.operationParameters),
-        _sql_string(entry.operationMetrics | tojson if entry.operationMetrics is mapping else entry.operationMetrics),
+        'timestamp ' ~ lakehouse.sql_string(entry.timestamp),
+        lakehouse.sql_string(entry.operation),
+        lakehouse.sql_string(entry.operationParameters | tojson if entry.operationParameters is mapping else entry.operationParameters),
+        lakehouse.sql_string(entry.operationMetrics | tojson if entry.operationMetrics is mapping else entry.operationMetrics),
         'cast(' ~ (entry.readVersion if entry.readVersion is not none else 'null') ~ ' as bigint)',
     ] | join(', ') ~ ')') -%}
   {%- endfor -%}
