@@ -23,6 +23,7 @@ from dbt.adapters.sparkdelta.python_submissions import (
 # Delta writes the value of this session setting into the commit it makes (DESCRIBE HISTORY
 # column userMetadata).
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
+SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
 
 
 @cache
@@ -40,20 +41,35 @@ class SparkDeltaAdapter(SparkAdapter):
     ConnectionManager = SparkDeltaConnectionManager
 
     @available
-    def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:
-        """Run one Delta write whose commit carries `user_metadata`.
+    def execute_with_settings(self, sql: str, settings: dict[str, str]) -> AdapterResponse:
+        """Run one statement with Spark session settings that apply to it alone.
 
-        The setting is session-wide and sticky: it is reset even when the write fails, so no
-        later commit of this session (another model, a maintenance operation) inherits it.
+        Settings are session-wide and sticky, so each is put back to its previous value (or
+        reset) even when the statement fails: nothing leaks into later commits of the session
+        (another model, a maintenance operation). Jinja has no try/finally, hence this method.
         """
-        if "\n" in user_metadata or ";" in user_metadata:
-            raise DbtRuntimeError(f"Commit metadata must be one line without ';': {user_metadata}")
-        self.execute(f"set {USER_METADATA_CONF} = {user_metadata}")
+        for key, value in settings.items():
+            if not SETTING_KEY.fullmatch(key) or "\n" in value or ";" in value:
+                raise DbtRuntimeError(f"Invalid session setting {key}={value!r}: one line, no ';'.")
+        previous = {key: self._session_setting(key) for key in settings}
+        for key, value in settings.items():
+            self.execute(f"set {key} = {value}")
         try:
             response, _ = self.execute(sql)
         finally:
-            self.execute(f"reset {USER_METADATA_CONF}")
+            for key, value in previous.items():
+                self.execute(f"reset {key}" if value is None else f"set {key} = {value}")
         return response
+
+    @available
+    def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:
+        """Run one Delta write whose commit carries `user_metadata` (DESCRIBE HISTORY)."""
+        return self.execute_with_settings(sql, {USER_METADATA_CONF: user_metadata})
+
+    def _session_setting(self, key: str) -> str | None:
+        _, table = self.execute(f"set {key}", fetch=True)
+        value = table.rows[0][1]
+        return None if value == "<undefined>" else value
 
     @classmethod
     def type(cls) -> str:
