@@ -3,8 +3,8 @@
   - first run / --full-refresh: one CREATE OR REPLACE ... AS SELECT with every feature, property
     and constraint in the first commit (so CDF and row tracking capture the first load);
   - later runs: reconcile the table with its config (properties, features, constraints,
-    clustering), then write with the strategy; session settings a strategy needs (schema
-    evolution, dynamic partition overwrite) are restored right after the write;
+    clustering; column defaults after the write), then write with the strategy; session settings a strategy needs (schema
+    evolution, dynamic partition overwrite) apply to that write alone (adapter.execute_with_settings);
   - strategies: merge (default with a unique_key), append (default without), insert_overwrite,
     replace_where, delete+insert, microbatch, or a custom `get_incremental_<name>_sql` macro;
   - `cdf` takes the whole run (first run and full refresh included), because its watermark must
@@ -58,6 +58,7 @@
     {%- call statement('main', language=language) -%}
       {{ create_table_as(False, target_relation, compiled_code, language) }}
     {%- endcall -%}
+    {%- do lakehouse.apply_column_defaults(target_relation, created=true) -%}
   {%- else -%}
     {%- do lakehouse.reconcile_delta_table(target_relation) -%}
     {%- call statement('create_tmp_relation', language=language) -%}
@@ -67,32 +68,30 @@
     {%- set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
     {%- set source_columns = adapter.get_columns_in_relation(tmp_relation) | map(attribute='name') | list -%}
 
-    {%- set restore = {} -%}
+    {%- set settings = {} -%}
     {%- if strategy == 'merge' and config.get('merge_with_schema_evolution') -%}
       {#- Delta 4.0.1 parses MERGE WITH SCHEMA EVOLUTION but only evolves with this setting -#}
-      {%- do restore.update({'spark.databricks.delta.schema.autoMerge.enabled':
-          lakehouse.set_session_setting('spark.databricks.delta.schema.autoMerge.enabled', 'true')}) -%}
+      {%- do settings.update({'spark.databricks.delta.schema.autoMerge.enabled': 'true'}) -%}
     {%- elif strategy == 'insert_overwrite' and config.get('partition_by') -%}
-      {%- do restore.update({'spark.sql.sources.partitionOverwriteMode':
-          lakehouse.set_session_setting('spark.sql.sources.partitionOverwriteMode', 'dynamic')}) -%}
+      {%- do settings.update({'spark.sql.sources.partitionOverwriteMode': 'dynamic'}) -%}
     {%- elif strategy == 'delete+insert' -%}
       {%- do run_query(lakehouse.get_delete_matching_keys_sql(tmp_relation, target_relation, unique_key)) -%}
     {%- endif -%}
 
-    {%- call statement('main') -%}
-      {%- if custom_strategy_macro is defined -%}
-        {{ custom_strategy_macro({
-            'target_relation': target_relation, 'temp_relation': tmp_relation,
-            'unique_key': unique_key, 'dest_columns': target_columns,
-            'incremental_predicates': config.get('incremental_predicates')}) }}
-      {%- else -%}
-        {{ lakehouse.get_incremental_strategy_sql(strategy, tmp_relation, target_relation, target_columns, source_columns) }}
-      {%- endif -%}
-    {%- endcall -%}
+    {%- if custom_strategy_macro is defined -%}
+      {%- set write_sql = custom_strategy_macro({
+          'target_relation': target_relation, 'temp_relation': tmp_relation,
+          'unique_key': unique_key, 'dest_columns': target_columns,
+          'incremental_predicates': config.get('incremental_predicates')}) -%}
+    {%- else -%}
+      {%- set write_sql = lakehouse.get_incremental_strategy_sql(strategy, tmp_relation, target_relation, target_columns, source_columns) -%}
+    {%- endif -%}
+    {#-- statement('main') by hand: the settings are restored even when the write fails --#}
+    {%- do write(write_sql) -%}
+    {%- do store_result('main', response=adapter.execute_with_settings(write_sql, settings)) -%}
+    {#-- after the write, so a column the write adds can get a default in the same run --#}
+    {%- do lakehouse.apply_column_defaults(target_relation) -%}
 
-    {%- for key, previous in restore.items() -%}
-      {%- do lakehouse.restore_session_setting(key, previous) -%}
-    {%- endfor -%}
     {%- call statement('drop_tmp_relation') -%}
       {%- if language == 'sql' -%}
         drop view if exists {{ tmp_relation }}

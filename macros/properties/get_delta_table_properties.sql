@@ -1,7 +1,8 @@
 {#-
   Every table property a Delta model's config asks for, as one dict (pure: no SQL runs):
   - `tblproperties` as given (e.g. delta.enableChangeDataFeed, delta.enableRowTracking),
-  - `delta_features`: a list of table features, as delta.feature.<name> = 'supported',
+  - `delta_features`: a list of table features, as delta.feature.<name> = 'supported' (and
+    allowColumnDefaults when the model has `column_defaults`),
   - NOT NULL and CHECK constraints of the model and its columns, as delta.constraints.<name>,
   - bookkeeping of what the project manages, so that a key removed from the config is unset on
     the next run while properties that Delta or Spark set on their own are never touched.
@@ -30,7 +31,11 @@
   {%- endfor -%}
   {%- do properties.update({'lakehouse.managed_properties': user_properties.keys() | sort | join(',')}) -%}
 
-  {%- for feature in lakehouse.get_delta_features(model_node, model_config) -%}
+  {%- set features = lakehouse.get_delta_features(model_node, model_config) -%}
+  {%- if lakehouse.get_column_defaults(model_node, model_config) -%}
+    {%- do features.append('allowColumnDefaults') -%}
+  {%- endif -%}
+  {%- for feature in features -%}
     {%- do properties.update({'delta.feature.' ~ feature: 'supported'}) -%}
   {%- endfor -%}
 

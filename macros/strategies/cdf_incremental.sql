@@ -92,6 +92,7 @@
     {%- set response = adapter.execute_with_commit_metadata(
         apply_sql, tojson({'lakehouse_cdf_watermark': watermark}, sort_keys=true)) -%}
     {%- do store_result('main' if language == 'sql' else 'cdf_apply', response=response) -%}
+    {%- do lakehouse.apply_column_defaults(target_relation, created=replace) -%}
   {%- endif -%}
 
   {%- if language == 'python' -%}

@@ -149,6 +149,80 @@ models:
         assert "model.lakehouse.pk" in message and "primary_key" in message
 
 
+def column_defaults(project, name: str) -> dict[str, str]:
+    """{column: default expression} from the "# Column Default Values" part of DESCRIBE."""
+    rows = project.rows(f"describe table extended {project.relation(name)}")
+    names = [r.col_name for r in rows]
+    if "# Column Default Values" not in names:
+        return {}
+    section = rows[names.index("# Column Default Values") + 1 :]
+    return {r.col_name: r.comment for r in section if r.col_name and not r.col_name.startswith("#")}
+
+
+class TestColumnDefaults:
+    def test_table_model_gets_defaults_and_column_mapping(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "defaulted_table",
+            model_sql(
+                "materialized='table', column_defaults={'name': \"'unknown'\", 'amount': '0'}, "
+                "tblproperties={'delta.columnMapping.mode': 'name'}"
+            ),
+        )
+        p.dbt("run", "-s", "defaulted_table")
+        detail = p.detail("defaulted_table")
+        assert {"allowColumnDefaults", "columnMapping"} <= set(detail.tableFeatures)
+        assert column_defaults(p, "defaulted_table") == {"name": "'unknown'", "amount": "0"}
+        p.rows(f"insert into {p.relation('defaulted_table')} (id) values (4)")
+        assert p.rows(f"select name, amount from {p.relation('defaulted_table')} where id = 4")[
+            0
+        ] == ("unknown", 0)
+        # the data came with the first commit; the defaults follow in their own commits
+        operations = [r.operation for r in reversed(p.history("defaulted_table"))]
+        assert operations[0] == "CREATE OR REPLACE TABLE AS SELECT"
+        assert operations[1:3] == ["CHANGE COLUMN", "CHANGE COLUMN"]
+
+    def test_incremental_model_defaults_are_reconciled(self, scratch_project):
+        p = scratch_project
+        config = "unique_key='id', column_defaults={defaults}"
+        p.model(
+            "defaulted",
+            model_sql(
+                config.format(defaults="{'name': \"'new'\", 'amount': '-1'}"),
+            ),
+        )
+        p.dbt("run", "-s", "defaulted")
+        assert column_defaults(p, "defaulted") == {"name": "'new'", "amount": "-1"}
+        version = p.history("defaulted")[0].version
+        p.dbt("run", "-s", "defaulted")
+        rerun = [r.operation for r in p.history("defaulted") if r.version > version]
+        assert "CHANGE COLUMN" not in rerun, "unchanged defaults are not set again"
+
+        p.model("defaulted", model_sql(config.format(defaults="{'name': \"'open'\"}")))
+        p.dbt("run", "-s", "defaulted")
+        assert column_defaults(p, "defaulted") == {"name": "'open'"}
+        p.rows(f"insert into {p.relation('defaulted')} (id) values (9)")
+        assert p.rows(f"select name, amount from {p.relation('defaulted')} where id = 9")[0] == (
+            "open",
+            None,
+        )
+
+    @pytest.mark.parametrize(
+        "defaults, fragment",
+        [
+            ("{'colour': 1}", "colour, which is not a column of"),
+            ("['name']", "must map column names to SQL expressions"),
+            ("{'name': ''}", "`column_defaults` of name is empty"),
+        ],
+    )
+    def test_wrong_defaults_name_the_model_and_column(self, scratch_project, defaults, fragment):
+        p = scratch_project
+        p.model("bad_default", model_sql(f"materialized='table', column_defaults={defaults}"))
+        result = p.dbt("run", "-s", "bad_default", expect_success=False)
+        message = str(result.result[0].message)
+        assert "model.lakehouse.bad_default" in message and fragment in message
+
+
 class TestLayout:
     def test_liquid_clustering_is_created_and_changed(self, scratch_project):
         p = scratch_project
