@@ -138,6 +138,23 @@ class TestMerge:
         setting = p.rows("set spark.databricks.delta.schema.autoMerge.enabled")[0].value
         assert setting in ("<undefined>", "false"), "the session setting must be restored"
 
+    def test_schema_evolution_setting_is_restored_when_the_merge_fails(self, scratch_project):
+        p = scratch_project
+        p.model("evolving_fails", model("unique_key='id'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "evolving_fails")
+        # two source rows for one target row: Delta refuses the MERGE
+        p.model(
+            "evolving_fails",
+            model("unique_key='id', merge_with_schema_evolution=true", [(1, "a", 2), (1, "b", 3)]),
+        )
+        result = p.dbt("run", "-s", "evolving_fails", expect_success=False)
+        assert "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE" in str(
+            result.result[0].message
+        )
+        setting = p.rows("set spark.databricks.delta.schema.autoMerge.enabled")[0].value
+        assert setting in ("<undefined>", "false"), "the session setting must be restored"
+        assert table_rows(p, "evolving_fails") == [(1, "a", 1)]
+
     @pytest.mark.parametrize(
         "config, fragment",
         [
@@ -203,6 +220,49 @@ class TestOtherStrategies:
             (2, "b3", 23),
             (3, "c", 3),
         ]
+
+    def test_microbatch_replaces_only_the_batches_it_runs(self, scratch_project):
+        p = scratch_project
+        columns = "id, ts, amount"
+
+        def events(rows):
+            body = ", ".join(f"({i}, timestamp'{ts}', {amount})" for i, ts, amount in rows)
+            return (
+                "{{ config(materialized='table', event_time='ts') }}\n"
+                f"select * from values {body} as t({columns})\n"
+            )
+
+        day1, day2, day3 = "2026-01-01 10:00:00", "2026-01-02 10:00:00", "2026-01-03 10:00:00"
+        p.model("mb_events", events([(1, day1, 1), (2, day2, 2), (3, day3, 3)]))
+        p.model(
+            "mb_daily",
+            "{{ config(materialized='incremental', incremental_strategy='microbatch',"
+            " event_time='ts', begin='2026-01-01', batch_size='day', concurrent_batches=false) }}\n"
+            "select * from {{ ref('mb_events') }}\n",
+        )
+        window = ("--event-time-start", "2026-01-01", "--event-time-end", "2026-01-04")
+        p.dbt("run", "-s", "mb_events", "mb_daily", *window)
+        assert table_rows(p, "mb_daily", "id, amount") == [(1, 1), (2, 2), (3, 3)]
+        # every day changes upstream; only the day-2 batch is rerun
+        p.model("mb_events", events([(1, day1, 10), (2, day2, 20), (4, day2, 40), (3, day3, 30)]))
+        p.dbt("run", "-s", "mb_events")
+        version_before = p.rows(f"describe history {p.relation('mb_daily')}")[0].version
+        p.dbt(
+            "run",
+            "-s",
+            "mb_daily",
+            "--event-time-start",
+            "2026-01-02",
+            "--event-time-end",
+            "2026-01-03",
+        )
+        rows = table_rows(p, "mb_daily", "id, amount")
+        assert rows == [(1, 1), (2, 20), (3, 3), (4, 40)]
+        [commit] = p.rows(f"describe history {p.relation('mb_daily')}")[:1]
+        assert commit.version == version_before + 1
+        assert (
+            commit.operation == "WRITE" and "2026-01-02" in commit.operationParameters["predicate"]
+        )
 
 
 class TestProvenance:
