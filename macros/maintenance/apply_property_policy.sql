@@ -1,8 +1,9 @@
 {#-
-  Bring the table properties of existing tables in line with their models' `tblproperties`
-  config. A dry run by default (it lists what would change): enabling a feature through a
-  property upgrades the table protocol, which cannot be undone. `dry_run: false` applies.
-  Properties set on a table but absent from its model are left alone.
+  Bring the properties, features and constraints of existing tables in line with their models'
+  config without running the models: the same statements a model's incremental run would make
+  (lakehouse.get_reconcile_delta_table_sql). A dry run by default (it lists the statements):
+  enabling a feature upgrades the table protocol, which cannot be undone. `dry_run: false`
+  applies. Properties the project never set on a table are left alone.
 -#}
 {% macro apply_property_policy(models=none, tags=none, schema=none, pattern=none, dry_run=true) %}
   {{ return(adapter.dispatch('apply_property_policy', 'lakehouse')(models, tags, schema, pattern, dry_run)) }}
@@ -18,33 +19,26 @@
       selection, _apply_property_policy_table, {'dry_run': dry_run})) }}
 {% endmacro %}
 
-{#- {key: wanted value} for the properties of `wanted` that differ from `current`. -#}
-{% macro _property_changes(wanted, current) %}
-  {%- set changes = {} -%}
-  {%- for key, value in (wanted or {}).items() -%}
-    {%- set text = (value | string | lower) if value is boolean else (value | string) -%}
-    {%- if current.get(key) is none or current.get(key) | string | lower != text | lower -%}
-      {%- do changes.update({key: text}) -%}
-    {%- endif -%}
-  {%- endfor -%}
-  {{ return(changes) }}
-{% endmacro %}
-
 {% macro _apply_property_policy_table(table, options) %}
   {%- if table.node is none -%}
     {{ return({'status': 'ok', 'note': 'no model of the project writes this table; left alone'}) }}
   {%- endif -%}
-  {%- set changes = _property_changes(table.node.config.get('tblproperties'), table.detail.properties) -%}
-  {%- if not changes -%}{{ return({'status': 'ok', 'note': 'properties match the model'}) }}{%- endif -%}
-  {%- set listed = [] -%}
-  {%- for key, value in changes.items() -%}
-    {%- do listed.append(key ~ '=' ~ value ~ ' (was ' ~ table.detail.properties.get(key, 'unset') ~ ')') -%}
-  {%- endfor -%}
-  {%- set sql = lakehouse.get_set_tblproperties_sql(table.relation, changes) -%}
+  {%- set listing = _try_sql('show tblproperties ' ~ table.relation) -%}
+  {%- if listing.error -%}{{ return(_failed(listing.error)) }}{%- endif -%}
+  {%- set current = {} -%}
+  {%- for row in listing.table.rows -%}{%- do current.update({row[0]: row[1]}) -%}{%- endfor -%}
+  {#-- the same diff as a model run makes (clustering is left to the model's own runs) --#}
+  {%- set clustering = table.detail.clusteringColumns | list -%}
+  {%- set statements = lakehouse.get_reconcile_delta_table_sql(table.relation,
+      lakehouse.get_delta_table_properties(table.node, table.node.config), current,
+      clustering, clustering) -%}
+  {%- if not statements -%}{{ return({'status': 'ok', 'note': 'properties match the model'}) }}{%- endif -%}
   {%- if options.dry_run -%}
-    {{ return({'status': 'dry run', 'note': 'would set ' ~ listed | join(', ')}) }}
+    {{ return({'status': 'dry run', 'note': 'would run: ' ~ statements | join('; ')}) }}
   {%- endif -%}
-  {%- set result = _try_sql(sql) -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {{ return({'status': 'ok', 'note': 'set ' ~ listed | join(', ')}) }}
+  {%- for statement in statements -%}
+    {%- set result = _try_sql(statement) -%}
+    {%- if result.error -%}{{ return(_failed(statement ~ ': ' ~ result.error)) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return({'status': 'ok', 'note': 'ran: ' ~ statements | join('; ')}) }}
 {% endmacro %}
