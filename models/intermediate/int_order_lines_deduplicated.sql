@@ -19,9 +19,11 @@
 with
 
 line_changes as (
-    select * from {{ ref('stg_shop__order_lines') }}
+    select staged.* from {{ ref('stg_shop__order_lines') }} as staged
     {% if is_incremental() -%}
-        where batch_id > (select coalesce(max(batch_id), -1) from {{ this }})
+        where staged.batch_id > (
+            select coalesce(max(loaded.batch_id), -1) from {{ this }} as loaded
+        )
     {%- endif %}
 ),
 
@@ -54,11 +56,8 @@ final as (
         change_op = 'D' as is_deleted,
         batch_id
     from ranked
-    where
-        change_rank = 1
-        {% if not is_incremental() -%}
-            and change_op != 'D'
-        {%- endif %}
+    -- the first load has nothing to delete: deleted keys are left out
+    where change_rank = 1{% if not is_incremental() %} and change_op != 'D'{% endif %}
 )
 
 select * from final
