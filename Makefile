@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit lint fix clean interop endpoint-start endpoint-stop endpoint-status
+.PHONY: install run test test-unit lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test-unit: $(INSTALLED)
 interop: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/integration/test_delta_interop.py
 	$(BIN)/python -m lakehouse.interop
+
+## Benchmarks at 100k, 1M and 5M order lines (LAKEHOUSE_BENCH_SCALES): docs/bench/ and README.
+bench: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m lakehouse.bench.run
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check src python_tests models
