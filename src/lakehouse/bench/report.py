@@ -94,24 +94,30 @@ TARGETS = [
         "incremental_ratio",
         "incremental run with a 1% change ≤ 15% of the full refresh",
         0.15,
-        "an incremental run has fixed costs a full refresh also pays but does not notice: dbt "
-        "start-up, compiling, the existence and schema checks, and the MERGE itself, which "
-        "must join the change against the whole target's keys to find the files it touches",
+        "the change batch updates and deletes lines picked uniformly from the whole table, so "
+        "every file of the silver table holds a changed row and the MERGE reads all of it to "
+        "find and mark them (with deletion vectors it rewrites none of it); on top come the "
+        "fixed costs of a run (dbt start-up and compilation, the temporary view, schema checks, "
+        "a Delta commit with change data feed and row tracking), which a full refresh pays once "
+        "over far more work",
     ),
     Target(
         "cdf_ratio",
         "CDF-maintained aggregate ≤ 20% of a full recompute",
         0.20,
-        "a late-arriving or updated order touches its order date, and every touched date is "
-        "recomputed from the current silver tables, so the cost follows the dates touched, not "
-        "only the rows changed",
+        "the status updates of a 1% batch hit orders of every order date, and the model "
+        "recomputes each touched date from the full silver tables before MERGEing it: it does "
+        "a full recompute's work plus reading both change feeds and the MERGE. Following the "
+        "size of the change needs an additive aggregate (subtract the touched orders' old "
+        "contribution, add their new one, per date)",
     ),
     Target(
         "files_read_fraction",
         "clustered selective query reads ≤ 10% of the files after OPTIMIZE",
         0.10,
-        "OPTIMIZE writes files of at most the target size; a small table has too few files for "
-        "data skipping to leave most of them out",
+        "OPTIMIZE writes files up to the target size (LAKEHOUSE_BENCH_FILE_SIZE_MB); a table "
+        "of a few such files leaves data skipping little to skip, and a range that straddles "
+        "two files reads both",
     ),
     Target(
         "dbt_overhead",
@@ -125,7 +131,8 @@ TARGETS = [
         "peak_memory",
         "peak memory of the run (Python + JVM) under 8 GiB",
         8 * GIB,
-        "the JVM heap and the Python process together exceed the budget",
+        "the JVM (heap LAKEHOUSE_DRIVER_MEMORY plus off-heap) and the Python process together "
+        "exceed the budget",
     ),
 ]
 
