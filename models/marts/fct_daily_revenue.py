@@ -1,8 +1,7 @@
 """Revenue per order date, maintained from the change data feed of the silver tables.
 
-Each run reads only the order and order line changes committed since the last run, adjusts the
-dates of the orders they touch by those orders' old and new contribution, and the `cdf` strategy
-merges them with the watermark in one commit.
+Each run reads only the order and order line changes committed since the last run, recomputes
+the dates they touch, and the `cdf` strategy merges them with the watermark in one commit.
 Logic in lakehouse.change_feed.
 """
 

@@ -178,64 +178,46 @@ def daily_revenue(lines: DataFrame, orders: DataFrame) -> DataFrame:
     )
 
 
-def touched_orders(line_changes: DataFrame, order_changes: DataFrame) -> DataFrame:
-    """The ids of the orders whose contribution to the daily revenue the changes may alter:
-    every order a change row names (pre-images and deletes too: a line moved to another order
-    changes both)."""
+def touched_order_dates(
+    line_changes: DataFrame, order_changes: DataFrame, orders: DataFrame
+) -> DataFrame:
+    """The order dates whose revenue the changes may alter.
+
+    Every change row counts (pre-images and deletes too: they hold the old order and date).
+    A changed line touches the current date of its order; a changed order touches both its old
+    and its new date.
+    """
+    order_ids = line_changes.select("order_id").union(order_changes.select("order_id"))
+    current_dates = order_ids.join(orders.select("order_id", "ordered_at"), on="order_id")
     return (
-        line_changes.select("order_id")
-        .union(order_changes.select("order_id"))
-        .where(F.col("order_id").isNotNull())
+        current_dates.select(F.to_date("ordered_at").alias("order_date"))
+        .union(order_changes.select(F.to_date("ordered_at").alias("order_date")))
+        .where(F.col("order_date").isNotNull())
         .distinct()
     )
 
 
-def daily_revenue_deltas(
-    line_changes: DataFrame,
-    order_changes: DataFrame,
-    lines_before: DataFrame,
-    orders_before: DataFrame,
-    lines: DataFrame,
-    orders: DataFrame,
-    previous: DataFrame,
+def daily_revenue_changes(
+    line_changes: DataFrame, order_changes: DataFrame, lines: DataFrame, orders: DataFrame
 ) -> DataFrame:
-    """Change rows for the daily revenue from the touched orders only: per order date, the
-    `previous` aggregate minus the touched orders' contribution before the changes plus their
-    contribution after them. An order has one date, so its counts and revenue add up per date;
-    the work follows the orders the changes touch, not the size of the tables. A date left
-    without lines is deleted."""
-    touched = F.broadcast(touched_orders(line_changes, order_changes))
-
-    def contribution(lines_at: DataFrame, orders_at: DataFrame, sign: int) -> DataFrame:
-        return daily_revenue(
-            lines_at.join(touched, on="order_id", how="left_semi"),
-            orders_at.join(touched, on="order_id", how="left_semi"),
-        ).select(
-            "order_date",
-            *((F.col(c) * F.lit(sign)).alias(c) for c in ("order_count", "line_count", "revenue")),
-        )
-
-    deltas = (
-        contribution(lines, orders, 1)
-        .unionByName(contribution(lines_before, orders_before, -1))
-        .groupBy("order_date")
-        .agg(*(F.sum(c).alias(f"_delta_{c}") for c in ("order_count", "line_count", "revenue")))
-    )
-    updated = deltas.join(previous, on="order_date", how="left").select(
-        "order_date",
-        *(
-            (F.coalesce(F.col(c), F.lit(0)) + F.col(f"_delta_{c}")).cast(dtype).alias(c)
-            for c, dtype in (
-                ("order_count", "bigint"),
-                ("line_count", "bigint"),
-                ("revenue", "decimal(18,2)"),
+    """Change rows for the daily revenue: the touched dates recomputed from the current
+    `lines` and `orders`, and a delete for each touched date that has no revenue any more."""
+    touched = touched_order_dates(line_changes, order_changes, orders)
+    recomputed = daily_revenue(lines, orders).join(touched, on="order_date")
+    emptied = touched.join(recomputed.select("order_date"), on="order_date", how="left_anti")
+    return (
+        recomputed.withColumn(CHANGE_TYPE, F.lit("update_postimage"))
+        .unionByName(
+            emptied.select(
+                "order_date",
+                F.lit(None).cast("bigint").alias("order_count"),
+                F.lit(None).cast("bigint").alias("line_count"),
+                F.lit(None).cast("decimal(18,2)").alias("revenue"),
+                F.lit("delete").alias(CHANGE_TYPE),
             )
-        ),
+        )
+        .withColumn(COMMIT_VERSION, F.lit(0).cast("bigint"))
     )
-    return updated.withColumn(
-        CHANGE_TYPE,
-        F.when(F.col("line_count") > 0, F.lit("update_postimage")).otherwise(F.lit("delete")),
-    ).withColumn(COMMIT_VERSION, F.lit(0).cast("bigint"))
 
 
 def plan_read(
@@ -304,13 +286,6 @@ class ChangeFeed:
         """The upstream as of its pinned end version."""
         return self.session.sql(f"select * from {table} version as of {self.end_version(table)}")
 
-    def before(self, table: str) -> DataFrame:
-        """The upstream as of the version processed last (what the target reflects)."""
-        version = self.processed.get(table_key(table))
-        if version is None:
-            raise ValueError(f"Model {self.model}: no processed version of {table}")
-        return self.session.sql(f"select * from {table} version as of {version}")
-
     def changes(self, table: str) -> DataFrame:
         """CDF rows after the processed version up to the pinned end (empty when none), or the
         whole upstream as `snapshot` rows when this run is a snapshot."""
@@ -341,8 +316,7 @@ class ChangeFeed:
 
 
 def daily_revenue_from_feed(feed: ChangeFeed, lines_table: str, orders_table: str) -> DataFrame:
-    """The change rows of one run of the daily revenue: the dates of the touched orders,
-    adjusted by their old and new contribution, or every date on a snapshot."""
+    """The change rows of one run of the daily revenue: touched dates, or all on a snapshot."""
     line_changes = feed.changes(lines_table)
     order_changes = feed.changes(orders_table)
     lines, orders = feed.current(lines_table), feed.current(orders_table)
@@ -353,15 +327,7 @@ def daily_revenue_from_feed(feed: ChangeFeed, lines_table: str, orders_table: st
             F.lit(0).cast("bigint").alias(COMMIT_VERSION),
         )
     else:
-        rows = daily_revenue_deltas(
-            line_changes,
-            order_changes,
-            feed.before(lines_table),
-            feed.before(orders_table),
-            lines,
-            orders,
-            feed.session.table(feed.target),
-        )
+        rows = daily_revenue_changes(line_changes, order_changes, lines, orders)
     return with_watermark(rows, feed.watermark())
 
 
