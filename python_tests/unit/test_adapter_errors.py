@@ -33,7 +33,7 @@ TASK_WRITE_FAILED = (
     "file:/w/s.db/t. SQLSTATE: 58030\n"
     "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.taskFailedWhileWritingRowsError(X)\n"
     "Caused by: org.apache.spark.SparkNumberFormatException: [CAST_INVALID_INPUT] The value "
-    "'seven' of the type \"STRING\" cannot be cast to \"INT\" because it is malformed.\n"
+    '\'seven\' of the type "STRING" cannot be cast to "INT" because it is malformed.\n'
     "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.invalidInputInCastToNumberError(X)\n"
 )
 
