@@ -792,9 +792,9 @@ def clients(thrift, delta_spark, tmp_path_factory):
 class TestThriftClients:
     def test_four_writers_on_overlapping_selections(self, clients, reference):
         """Two `dbt build`s on overlapping selections, a `dbt run` of a MERGE model and an
-        OPTIMIZE, at once, as four client processes of one endpoint; then a rerun of whatever
-        failed. Every failure must be a Delta conflict named with its table; the final tables
-        equal the uninterrupted run's."""
+        OPTIMIZE, at once, as four client processes of one endpoint; then a rerun. Every
+        failure must be a named Delta conflict or a constraint that kept bad rows out; the
+        final tables equal the uninterrupted run's."""
         project, dbt = clients
         project.load_bronze(through=2)
         writers = {
@@ -811,8 +811,13 @@ class TestThriftClients:
         codes = {name: p.wait(timeout=1500) for name, p in processes.items()}
         for name, code in codes.items():
             if code != 0:
+                # A named Delta conflict, or (a model run alone while another process still
+                # rebuilds its upstream quarantine) a CHECK constraint naming column and value:
+                # either way nothing was committed, and the rerun below converges.
                 out = dbt.output(name)
-                assert "Delta table" in out and "concurrent" in out, f"{name}: {out[-3000:]}"
+                named_conflict = "Delta table" in out and "concurrent" in out
+                constraint = "DELTA_VIOLATE_CONSTRAINT_WITH_VALUES" in out and " : " in out
+                assert named_conflict or constraint, f"{name}: {out[-3000:]}"
         assert dbt.run("final", *BUILD) == 0, dbt.output("final")
         for name, key in COMPARED.items():
             got = project.rows(f"select * from {project.relation(name)} order by {key}")
