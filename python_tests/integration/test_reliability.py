@@ -850,7 +850,14 @@ class TestThriftClients:
         endpoint.start(thrift, timeout=400)
         rerun = ("run", "-s", "int_orders_deduplicated", "fct_orders")
         assert dbt.run("after_restart", *rerun) == 0, dbt.output("after_restart")
-        assert project.count("fct_orders") > 0
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+        fresh = ConnectSession.builder.remote(thrift.connect_url).create()  # the old one died
+        try:
+            count = f"select count(*) as n from {project.relation('fct_orders')}"
+            assert fresh.sql(count).first().n > 0
+        finally:
+            fresh.stop()
         RELIABILITY["endpoint faults"] += 1
 
     def test_hung_endpoint_fails_after_the_socket_timeout(self, thrift, clients):
