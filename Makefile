@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
+.PHONY: install run test test-unit test-reliability lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,9 +18,14 @@ install: $(INSTALLED)
 run: $(INSTALLED)
 	$(BIN)/lakehouse run
 
-## The whole test suite: unit, dbt-on-Spark integration, SQL lint.
+## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
+
+## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
+## points), idempotency, bad input, dangerous operations, endpoint faults, secrets.
+test-reliability: $(INSTALLED)
+	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/test_reliability.py
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit

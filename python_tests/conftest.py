@@ -7,9 +7,11 @@ many tests were skipped and why.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import uuid
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,9 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 _delta_unavailable: list[str] = []  # the reason, once known
 _delta_skipped: list[str] = []
 _SKIP_REASON = "Delta runtime unavailable"
+# What the reliability tests exercised (writers, kill points, bad inputs, injection attempts,
+# rows checked), reported at the end of the run and in target/reliability.json.
+RELIABILITY: Counter = Counter()
 
 
 def pytest_collection_modifyitems(items):
@@ -90,6 +95,15 @@ def unique_schema(prefix: str) -> str:
 
 
 def pytest_terminal_summary(terminalreporter):
+    if RELIABILITY:
+        counts = dict(sorted(RELIABILITY.items()))
+        terminalreporter.write_line(
+            "reliability exercised: " + ", ".join(f"{k}={v}" for k, v in counts.items()),
+            bold=True,
+        )
+        report = PROJECT_DIR / "target" / "reliability.json"
+        report.parent.mkdir(exist_ok=True)
+        report.write_text(json.dumps(counts, indent=2) + "\n")
     if _delta_skipped:
         terminalreporter.write_line(
             f"!!! {len(_delta_skipped)} Delta tests SKIPPED, not passed: {_delta_unavailable[0]}",

@@ -25,3 +25,21 @@ def test_constraint_violation_keeps_the_constraint_and_the_value():
 def test_plain_messages_are_kept():
     message = "[TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found."
     assert without_jvm_stack(message) == message
+
+
+TASK_WRITE_FAILED = (
+    "An error occurred while calling o66.sql.\n"
+    ": org.apache.spark.SparkException: [TASK_WRITE_FAILED] Task failed while writing rows to "
+    "file:/w/s.db/t. SQLSTATE: 58030\n"
+    "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.taskFailedWhileWritingRowsError(X)\n"
+    "Caused by: org.apache.spark.SparkNumberFormatException: [CAST_INVALID_INPUT] The value "
+    '\'seven\' of the type "STRING" cannot be cast to "INT" because it is malformed.\n'
+    "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.invalidInputInCastToNumberError(X)\n"
+)
+
+
+def test_a_failed_write_task_reports_its_root_cause():
+    message = without_jvm_stack(TASK_WRITE_FAILED)
+    assert message.startswith("[TASK_WRITE_FAILED]")
+    assert "Caused by: [CAST_INVALID_INPUT] The value 'seven'" in message
+    assert "\tat " not in message

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from lakehouse import faults
 from lakehouse.generator import BRONZE_SCHEMAS, ShopGenerator, bronze_columns, bronze_ddl_schema
+from lakehouse.retry import run_with_retry
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,7 +50,8 @@ def load_batches(
     """Append batches 0..through to bronze; a batch already loaded is skipped, not duplicated.
 
     Each append carries Delta's idempotent-write identifiers (txnAppId/txnVersion = batch id),
-    so a retried or repeated load of a batch commits nothing.
+    so a retried or repeated load of a batch commits nothing; a concurrency conflict is
+    retried with backoff (lakehouse.retry), which is safe for the same reason.
     """
     create_bronze_tables(spark, schema)
     loaded: dict[int, dict[str, int]] = {}
@@ -58,13 +61,19 @@ def load_batches(
             if not rows:
                 continue
             frame = spark.createDataFrame(pa.Table.from_pylist(rows, schema=arrow_schema(table)))
-            (
+            writer = (
                 frame.write.format("delta")
                 .mode("append")
                 .option("txnAppId", f"lakehouse.bronze.{schema}.{table}")
                 .option("txnVersion", batch_id)
-                .saveAsTable(f"`{schema}`.`{table}`")
             )
+            name = f"`{schema}`.`{table}`"
+            run_with_retry(
+                lambda writer=writer, name=name: writer.saveAsTable(name),
+                name,
+                f"append of bronze batch {batch_id}",
+            )
+            faults.after_statement(f"bronze_{batch_id}.{table}", "insert into")
             counts[table] = len(rows)
         loaded[batch_id] = counts
         log.info("bronze batch %s: %s", batch_id, counts)

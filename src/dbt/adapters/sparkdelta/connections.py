@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
 from dbt.adapters.events.logging import AdapterLogger
@@ -17,6 +19,9 @@ from dbt.adapters.spark.connections import (
 )
 from dbt_common.exceptions import DbtRuntimeError
 
+from lakehouse import faults
+from lakehouse.retry import DeltaConflictError, classify, conflict_message, run_with_retry
+
 logger = AdapterLogger("SparkDelta")
 
 
@@ -27,6 +32,9 @@ class SparkDeltaCredentials(SparkCredentials):
     # Default submission method of Python models (`session` or `spark_connect`); when unset,
     # `session` for the session method and `spark_connect` for every remote method.
     python_submission_method: str | None = None
+    # Seconds one Thrift call may block (connect, handshake, each poll); None: forever. A
+    # stopped or hung endpoint then fails the run instead of hanging it.
+    socket_timeout: int | None = None
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and self.host is None:
@@ -48,11 +56,141 @@ def without_jvm_stack(message: str) -> str:
         lines.append(line)
     text = "\n".join(lines).strip()
     text = re.sub(r"^An error occurred while calling o\d+\.\w+\.\s*:?\s*", "", text)
-    return re.sub(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ", "", text).strip() or message
+    text = re.sub(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ", "", text).strip() or message
+    # A failed write task reports only "Task failed while writing rows"; the reason (a bad
+    # value, a constraint) is the innermost "Caused by:" of the JVM stack.
+    causes = re.findall(r"^Caused by: (?:[\w$]+\.)+[\w$]*(?:Exception|Error): (.+)$", message, re.M)
+    if causes and re.search(r"TASK_WRITE_FAILED|Job aborted|Task failed", text):
+        text = f"{text}\nCaused by: {causes[-1].strip()}"
+    return text
+
+
+def lost_connection(message: str) -> bool:
+    return bool(
+        re.search(
+            r"TTransportException|Connection lost|Connection refused|Connection reset|"
+            r"Broken pipe|timed out|TSocket read 0 bytes|Could not connect",
+            message,
+            re.I,
+        )
+    )
+
+
+_socket_patch = threading.Lock()
+
+
+@contextmanager
+def thrift_socket_timeout(seconds: int) -> Iterator[None]:
+    """PyHive opens its Thrift socket without a timeout; give the sockets it opens here one."""
+    import thrift.transport.TSocket as tsocket
+
+    original = tsocket.TSocket
+
+    class TimeoutSocket(original):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.setTimeout(seconds * 1000)
+
+    with _socket_patch:
+        tsocket.TSocket = TimeoutSocket
+        try:
+            yield
+        finally:
+            tsocket.TSocket = original
+
+
+_LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
+_STATEMENT = re.compile(
+    r"(?P<verb>merge\s+(?:with\s+schema\s+evolution\s+)?into|insert\s+into(?:\s+table)?"
+    r"|insert\s+overwrite(?:\s+table)?|optimize|create\s+or\s+replace\s+table"
+    r"|create\s+table(?:\s+if\s+not\s+exists)?|delete\s+from|update|alter\s+table"
+    r"|vacuum|restore\s+table|reorg\s+table|truncate\s+table)\s+(?P<table>[`\w.]+)",
+    re.I,
+)
+# Statements that are safe to run again after a data conflict: Delta re-plans them against
+# the new snapshot, so a retry equals running after the other writer (see lakehouse.retry).
+RETRIED_VERBS = ("merge", "insert into", "optimize")
+
+
+def describe_statement(sql: str) -> tuple[str | None, str | None]:
+    """(verb, table) of a Delta write, e.g. ("merge into", "`s`.`t`"); (None, None) else."""
+    found = _STATEMENT.match(_LEADING_COMMENTS.sub("", sql, count=1))
+    if not found:
+        return None, None
+    verb = re.sub(r"\s+", " ", found.group("verb").lower())
+    return verb, found.group("table")
+
+
+def is_retried(verb: str | None) -> bool:
+    return verb is not None and verb.startswith(RETRIED_VERBS)
 
 
 class SparkDeltaConnectionManager(SparkConnectionManager):
     TYPE = "sparkdelta"
+
+    def execute(
+        self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
+    ) -> tuple[Any, Any]:
+        """dbt-spark's execute with Delta's concurrency conflicts handled: retried (bounded
+        exponential backoff with jitter, each retry logged) for MERGE, INSERT INTO and
+        OPTIMIZE; a clear error naming table, node and conflicting operation otherwise."""
+        verb, table = describe_statement(sql)
+        connection = self.get_if_exists()
+        node = connection.name if connection is not None else None
+        what = f"{(verb or 'statement').upper()}" + (f" of {node}" if node else "")
+        parent = super().execute
+        faults.before_statement(node, verb)
+
+        def run() -> tuple[Any, Any]:
+            with faults.during_statement(node, verb):
+                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+
+        def log_retry(attempt: int, conflict: Any, wait: float) -> None:
+            logger.warning(
+                f"Delta conflict on {table}: {what} hit {conflict.exception} (concurrent "
+                f"{conflict.operation or 'commit'}); retry {attempt} in {wait:.2f}s"
+            )
+
+        try:
+            if is_retried(verb):
+                result = run_with_retry(run, table, what, on_retry=log_retry)
+            else:
+                result = run()
+        except DeltaConflictError as exc:
+            raise DbtRuntimeError(str(exc)) from exc
+        except DbtRuntimeError as exc:
+            conflict = classify(exc.msg)
+            if conflict is not None:
+                raise DbtRuntimeError(conflict_message(conflict, table or "?", what)) from exc
+            columns = self._columns_of_cast_target(exc.msg, table, parent)
+            if columns:
+                raise DbtRuntimeError(f"{exc.msg}\n{columns}") from exc
+            raise
+        faults.after_statement(node, verb)
+        return result
+
+    @staticmethod
+    def _columns_of_cast_target(message: str, table: str | None, execute: Any) -> str | None:
+        """For a value that cannot be cast to a column's type during a write, the columns of
+        the target with that type (Spark's message names the value and type, not the column)."""
+        found = re.search(r'CAST_INVALID_INPUT\].*?cannot be cast to "([^"]+)"', message, re.S)
+        if not found or not table:
+            return None
+        try:
+            _, described = execute(f"describe table {table}", fetch=True)
+        except Exception:  # the original error is what matters
+            return None
+        wanted = found.group(1).lower()
+        columns = []
+        for row in described.rows:
+            name, data_type = row[0], str(row[1] or "")
+            if not name or name.startswith("#"):
+                break  # partitioning and detail sections follow the columns
+            if data_type.lower() == wanted:
+                columns.append(name)
+        if not columns:
+            return None
+        return f"Target {table}: the value is for its {wanted} column(s) {', '.join(columns)}."
 
     @contextmanager
     def exception_handler(self, sql: str) -> Iterator[None]:
@@ -60,13 +198,35 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
-            raise DbtRuntimeError(without_jvm_stack(exc.msg)) from exc
+            message = without_jvm_stack(exc.msg)
+            connection = self.get_if_exists()
+            credentials = connection.credentials if connection is not None else None
+            if credentials is not None and credentials.method != SparkConnectionMethod.SESSION:
+                if lost_connection(message):
+                    message = (
+                        f"Lost the connection to the Spark Thrift endpoint {credentials.host}:"
+                        f"{credentials.port} (stopped, restarted or not answering within "
+                        f"socket_timeout={credentials.socket_timeout}s); the statement may not "
+                        f"have run. Check it with `lakehouse endpoint status` and rerun. "
+                        f"Cause: {message}"
+                    )
+            raise DbtRuntimeError(message) from exc
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
         if connection.state == "open":
             return connection
         credentials = connection.credentials
+        if credentials.method == SparkConnectionMethod.THRIFT and credentials.socket_timeout:
+            with thrift_socket_timeout(credentials.socket_timeout):
+                try:
+                    return super().open(connection)
+                except FailedToConnectError as exc:
+                    raise FailedToConnectError(
+                        f"Could not connect to the Spark Thrift endpoint {credentials.host}:"
+                        f"{credentials.port} within socket_timeout={credentials.socket_timeout}s"
+                        f" (is it running? `lakehouse endpoint status`): {exc.msg}"
+                    ) from None
         if credentials.method == SparkConnectionMethod.SESSION:
             # Start (once per process) the SparkSession with Delta, the metastore and the
             # tuning; dbt-spark's session cursor then finds it with getOrCreate().
