@@ -113,7 +113,10 @@ class TestConcurrentWriters:
         p.model(
             "merged",
             model_sql(
-                "materialized='incremental', unique_key='id'",
+                # deletion vectors, like the silver tables: each MERGE adds files, so OPTIMIZE
+                # has work on any machine (without them a small MERGE rewrites the one file)
+                "materialized='incremental', unique_key='id', "
+                "tblproperties={'delta.enableDeletionVectors': 'true'}",
                 "select id, max_by(v, batch) as v from {{ this.schema }}.merge_source group by id",
             ),
         )
