@@ -244,7 +244,12 @@ def _files_fraction(side: dict) -> str:
 
 
 def render_machine(machine: dict) -> str:
-    versions = ", ".join(f"{name} {version}" for name, version in machine["versions"].items())
+    # sorted: results.json is written with sorted keys, and the section must render the same
+    # from memory and from the file
+    versions = ", ".join(
+        f"{name} {version}"
+        for name, version in sorted(machine["versions"].items(), key=lambda kv: kv[0].lower())
+    )
     return (
         f"{machine['cpu_model']}, {machine['cores']} cores, {machine['memory_gib']:.0f} GiB RAM, "
         f"{machine['os']}; load average {machine['load_average']} at the start; {versions}"
