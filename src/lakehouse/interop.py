@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from lakehouse.readme import replace_section
+
 START, END = "<!-- interop:start -->", "<!-- interop:end -->"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 RESULTS = PROJECT_DIR / "docs" / "interop.json"
@@ -41,11 +43,7 @@ def render_table(results: dict) -> str:
 
 
 def render_readme(readme: str, results: dict) -> str:
-    if START not in readme or END not in readme:
-        raise ValueError(f"README.md lacks the markers {START} and {END}")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{render_table(results)}\n{END}{tail}"
+    return replace_section(readme, START, END, render_table(results))
 
 
 def main() -> int:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lakehouse.readme import replace_section
+
 PROJECT_DIR = Path(__file__).resolve().parents[3]
 OUT_DIR = PROJECT_DIR / "docs" / "bench"
 README = PROJECT_DIR / "README.md"
@@ -288,12 +290,8 @@ def render_markdown(results: dict) -> str:
 
 def render_readme(readme: str, results: dict) -> str:
     """README.md with the benchmark section between the bench markers replaced."""
-    if START not in readme or END not in readme:
-        raise ValueError(f"README.md lacks the markers {START} and {END}")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
     body = f"{render_markdown(results)}\n\n![time against table size](docs/bench/results.png)"
-    return f"{head}{START}\n{body}\n{END}{tail}"
+    return replace_section(readme, START, END, body)
 
 
 def plot(results: dict, path: Path) -> None:
