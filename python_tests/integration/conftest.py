@@ -44,6 +44,11 @@ class DbtProject:
         """Extra environment for the dbt invocations inside the `with` block."""
         return _env(**values)
 
+    @staticmethod
+    def model_results(result: dbtRunnerResult) -> list:
+        """The results of the models of an invocation (not those of the project's hooks)."""
+        return [r for r in result.result if r.node.resource_type == "model"]
+
     def dbt(self, *args: str, expect_success: bool = True) -> dbtRunnerResult:
         with _env(LAKEHOUSE_SCHEMA=self.schema, LAKEHOUSE_BRONZE_SCHEMA=self.bronze_schema):
             result = dbtRunner().invoke(

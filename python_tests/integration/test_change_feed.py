@@ -187,7 +187,7 @@ class TestChangeDrivenModels:
     def test_rerun_without_upstream_change_writes_nothing(self, upstream):
         before = versions(upstream.project)
         result = run_consumers(upstream.project)
-        models = [r for r in result.result if r.node.resource_type == "model"]
+        models = upstream.project.model_results(result)
         assert [r.status for r in models] == ["success"] * len(CONSUMERS)
         assert versions(upstream.project) == before
 
@@ -198,9 +198,7 @@ class TestChangeDrivenModels:
         before = versions(project)
         with project.env(LAKEHOUSE_CDF_CRASH_BEFORE_COMMIT=",".join(CONSUMERS)):
             crashed = run_consumers(project, expect_success=False)
-        statuses = {
-            r.node.name: r.status for r in crashed.result if r.node.resource_type == "model"
-        }
+        statuses = {r.node.name: r.status for r in project.model_results(crashed)}
         assert statuses == {name: "error" for name in CONSUMERS}
         assert versions(project) == before  # nothing half-written
         run_consumers(project)

@@ -133,7 +133,7 @@ def make_events_table(project: DbtProject, name: str, partitioned: bool = True) 
 class TestBuildThroughThrift:
     def test_dbt_build_passes_and_python_model_runs_over_spark_connect(self, project):
         result = project.dbt("run", "-s", "fct_customer_revenue")
-        models = [r for r in result.result if r.node.resource_type == "model"]
+        models = project.model_results(result)
         assert [r.adapter_response.get("code") for r in models] == ["spark_connect"]
         detail = project.detail("fct_customer_revenue")
         assert detail.format == "delta"

@@ -94,7 +94,7 @@ class TestSparkConnectSubmission:
             LAKEHOUSE_SPARK_CONNECT_URL=f"sc://localhost:{spark_connect_port}",
         ):
             result = dbt_project.dbt("run", "-s", "fct_customer_revenue")
-        models = [r for r in result.result if r.node.resource_type == "model"]
+        models = dbt_project.model_results(result)
         assert [r.adapter_response.get("code") for r in models] == ["spark_connect"]
         detail = dbt_project.detail("fct_customer_revenue")
         assert detail.format == "delta"
