@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.spark import DeltaRuntimeUnavailable, LakehouseSettings, get_or_create_session
+from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
+from lakehouse.settings import PROJECT_DIR, session_settings
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
 _delta_unavailable: list[str] = []  # the reason, once known
 _delta_skipped: list[str] = []
 _SKIP_REASON = "Delta runtime unavailable"
@@ -62,7 +62,7 @@ def spark(lakehouse_home, spark_connect_port):
         "spark.connect.grpc.binding.port": str(spark_connect_port),
     }
     try:
-        session = get_or_create_session(LakehouseSettings.from_env(PROJECT_DIR), connect)
+        session = get_or_create_session(session_settings().with_conf(connect))
     except DeltaRuntimeUnavailable as exc:
         _delta_unavailable.append(str(exc))
         from pyspark.sql import SparkSession

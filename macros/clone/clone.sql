@@ -4,13 +4,9 @@
   clone never change the source. An existing target is refused unless `replace: true`.
 -#}
 {% macro clone(source, target, version=none, timestamp=none, replace=false) %}
-  {{ return(adapter.dispatch('clone', 'lakehouse')(source, target, version, timestamp, replace)) }}
-{% endmacro %}
-
-{% macro default__clone(source, target, version=none, timestamp=none, replace=false) %}
-  {%- set source_relation = lakehouse.relation_from_name(source, 'clone source') -%}
-  {%- set target_relation = lakehouse.relation_from_name(target, 'clone target') -%}
-  {%- set sql = lakehouse.get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
+  {%- set source_relation = relation_from_name(source, 'clone source') -%}
+  {%- set target_relation = relation_from_name(target, 'clone target') -%}
+  {%- set sql = get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
   {%- set outcome = _clone_one(source_relation, target_relation, sql, replace) -%}
   {{ log('clone: ' ~ source_relation ~ ' -> ' ~ target_relation ~ ' ' ~ outcome.status ~ ': ' ~ outcome.note, info=True) }}
   {%- if outcome.status == 'failed' -%}
@@ -25,12 +21,12 @@
     {{ exceptions.raise_compiler_error(
         "Invalid clone replace " ~ (replace | string | tojson) ~ ": give true or false.") }}
   {%- endif -%}
-  {%- set source_detail = _describe_detail(source) -%}
+  {%- set source_detail = describe_detail(source, raise_on_error=false) -%}
   {%- if source_detail.error -%}{{ return(_failed('source: ' ~ source_detail.error)) }}{%- endif -%}
   {%- if source_detail.format != 'delta' -%}
     {{ return(_failed('source is not a Delta table (format ' ~ source_detail.format ~ ')')) }}
   {%- endif -%}
-  {%- set existing = _describe_detail(target) -%}
+  {%- set existing = describe_detail(target, raise_on_error=false) -%}
   {%- if not existing.error and not replace -%}
     {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
         ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '

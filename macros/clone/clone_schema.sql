@@ -4,12 +4,8 @@
   Existing target tables are refused unless `replace: true`.
 -#}
 {% macro clone_schema(source_schema, target_schema, replace=false) %}
-  {{ return(adapter.dispatch('clone_schema', 'lakehouse')(source_schema, target_schema, replace)) }}
-{% endmacro %}
-
-{% macro default__clone_schema(source_schema, target_schema, replace=false) %}
-  {%- set quoted_target = lakehouse.safe_identifier(target_schema, 'clone_schema target_schema') -%}
-  {%- do lakehouse.safe_identifier(source_schema, 'clone_schema source_schema') -%}
+  {%- set quoted_target = safe_identifier(target_schema, 'clone_schema target_schema') -%}
+  {%- do safe_identifier(source_schema, 'clone_schema source_schema') -%}
   {%- if source_schema | lower == target_schema | lower -%}
     {{ exceptions.raise_compiler_error("clone_schema: source_schema and target_schema are the same.") }}
   {%- endif -%}
@@ -20,7 +16,7 @@
 {% endmacro %}
 
 {% macro _clone_schema_table(table, options) %}
-  {%- set target = lakehouse.relation_from_name(options.target_schema ~ '.' ~ table.relation.identifier) -%}
-  {%- set sql = lakehouse.get_clone_sql(table.relation, target, replace=options.replace) -%}
+  {%- set target = relation_from_name(options.target_schema ~ '.' ~ table.relation.identifier) -%}
+  {%- set sql = get_clone_sql(table.relation, target, replace=options.replace) -%}
   {{ return(_clone_one(table.relation, target, sql, options.replace)) }}
 {% endmacro %}

@@ -1,15 +1,11 @@
 {#-
   Bring the properties, features and constraints of existing tables in line with their models'
   config without running the models: the same statements a model's incremental run would make
-  (lakehouse.get_reconcile_delta_table_sql). A dry run by default (it lists the statements):
+  (get_reconcile_delta_table_sql). A dry run by default (it lists the statements):
   enabling a feature upgrades the table protocol, which cannot be undone. `dry_run: false`
   applies. Properties the project never set on a table are left alone.
 -#}
 {% macro apply_property_policy(models=none, tags=none, schema=none, pattern=none, dry_run=true) %}
-  {{ return(adapter.dispatch('apply_property_policy', 'lakehouse')(models, tags, schema, pattern, dry_run)) }}
-{% endmacro %}
-
-{% macro default__apply_property_policy(models, tags, schema, pattern, dry_run) %}
   {%- if dry_run is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid apply_property_policy dry_run " ~ (dry_run | string | tojson) ~ ": give true or false.") }}
@@ -29,8 +25,8 @@
   {%- for row in listing.table.rows -%}{%- do current.update({row[0]: row[1]}) -%}{%- endfor -%}
   {#-- the same diff as a model run makes (clustering is left to the model's own runs) --#}
   {%- set clustering = table.detail.clusteringColumns | list -%}
-  {%- set statements = lakehouse.get_reconcile_delta_table_sql(table.relation,
-      lakehouse.get_delta_table_properties(table.node, table.node.config), current,
+  {%- set statements = get_reconcile_delta_table_sql(table.relation,
+      get_delta_table_properties(table.node, table.node.config), current,
       clustering, clustering) -%}
   {%- if not statements -%}{{ return({'status': 'ok', 'note': 'properties match the model'}) }}{%- endif -%}
   {%- if options.dry_run -%}

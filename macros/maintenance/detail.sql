@@ -1,9 +1,5 @@
 {#- Print DESCRIBE DETAIL of each selected Delta table. -#}
 {% macro detail(models=none, tags=none, schema=none, pattern=none) %}
-  {{ return(adapter.dispatch('detail', 'lakehouse')(models, tags, schema, pattern)) }}
-{% endmacro %}
-
-{% macro default__detail(models, tags, schema, pattern) %}
   {%- set selection = _select_delta_tables('detail', models, tags, schema, pattern) -%}
   {{ return(_run_for_each_table('detail', selection, _detail_table)) }}
 {% endmacro %}

@@ -5,10 +5,6 @@
   acts.
 -#}
 {% macro drop_table_feature(feature, models=none, tags=none, schema=none, pattern=none, truncate_history=false, dry_run=true) %}
-  {{ return(adapter.dispatch('drop_table_feature', 'lakehouse')(feature, models, tags, schema, pattern, truncate_history, dry_run)) }}
-{% endmacro %}
-
-{% macro default__drop_table_feature(feature, models, tags, schema, pattern, truncate_history, dry_run) %}
   {%- for name, flag in [('dry_run', dry_run), ('truncate_history', truncate_history)] if flag is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid drop_table_feature " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
@@ -24,13 +20,13 @@
     {{ return({'status': 'ok', 'note': options.feature ~ ' is not a feature of this table (features: '
         ~ table.detail.tableFeatures | join(', ') ~ ')'}) }}
   {%- endif -%}
-  {%- set sql = lakehouse.get_drop_table_feature_sql(table.relation, options.feature, options.truncate_history) -%}
+  {%- set sql = get_drop_table_feature_sql(table.relation, options.feature, options.truncate_history) -%}
   {%- if options.dry_run -%}
     {{ return({'status': 'dry run', 'note': 'would run: ' ~ sql}) }}
   {%- endif -%}
   {%- set result = _try_sql(sql) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- set after = _describe_detail(table.relation) -%}
+  {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': 'dropped ' ~ options.feature ~ '; features now '
       ~ after.tableFeatures | join(', ')}) }}
 {% endmacro %}

@@ -4,10 +4,6 @@
   write the table.
 -#}
 {% macro enable_table_feature(feature, models=none, tags=none, schema=none, pattern=none) %}
-  {{ return(adapter.dispatch('enable_table_feature', 'lakehouse')(feature, models, tags, schema, pattern)) }}
-{% endmacro %}
-
-{% macro default__enable_table_feature(feature, models, tags, schema, pattern) %}
   {%- do _table_feature(feature, 'enable_table_feature') -%}
   {%- set selection = _select_delta_tables('enable_table_feature', models, tags, schema, pattern) -%}
   {{ return(_run_for_each_table('enable_table_feature', selection, _enable_table_feature_table,
@@ -18,10 +14,10 @@
   {%- if options.feature in table.detail.tableFeatures -%}
     {{ return({'status': 'ok', 'note': options.feature ~ ' already enabled'}) }}
   {%- endif -%}
-  {%- set result = _try_sql(lakehouse.get_set_tblproperties_sql(
+  {%- set result = _try_sql(get_set_tblproperties_sql(
       table.relation, {'delta.feature.' ~ options.feature: 'supported'})) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- set after = _describe_detail(table.relation) -%}
+  {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': 'enabled ' ~ options.feature ~ '; protocol reader '
       ~ after.minReaderVersion ~ ', writer ' ~ after.minWriterVersion}) }}
 {% endmacro %}

@@ -1,9 +1,5 @@
 {#- ALTER TABLE ... DROP FEATURE text, optionally with TRUNCATE HISTORY. -#}
 {% macro get_drop_table_feature_sql(relation, feature, truncate_history=false) %}
-  {{ return(adapter.dispatch('get_drop_table_feature_sql', 'lakehouse')(relation, feature, truncate_history)) }}
-{% endmacro %}
-
-{% macro default__get_drop_table_feature_sql(relation, feature, truncate_history=false) %}
   {{ return('alter table ' ~ relation ~ ' drop feature ' ~ _table_feature(feature, 'drop_table_feature')
       ~ (' truncate history' if truncate_history else '')) }}
 {% endmacro %}

@@ -3,10 +3,6 @@
   literals); `zorder_by`: list of columns. Identifiers are validated and quoted.
 -#}
 {% macro get_optimize_sql(relation, where=none, zorder_by=none) %}
-  {{ return(adapter.dispatch('get_optimize_sql', 'lakehouse')(relation, where, zorder_by)) }}
-{% endmacro %}
-
-{% macro default__get_optimize_sql(relation, where=none, zorder_by=none) %}
   {%- set predicates = [] -%}
   {%- if where is not none and where is not mapping -%}
     {{ exceptions.raise_compiler_error(
@@ -14,18 +10,18 @@
         ~ ": give {partition_column: value or [values]}.") }}
   {%- endif -%}
   {%- for column, value in (where or {}).items() -%}
-    {%- set quoted = lakehouse.safe_identifier(column, 'optimize where column') -%}
+    {%- set quoted = safe_identifier(column, 'optimize where column') -%}
     {%- if value is string or value is number -%}
-      {%- do predicates.append(quoted ~ ' = ' ~ lakehouse.sql_string(value)) -%}
+      {%- do predicates.append(quoted ~ ' = ' ~ sql_string(value)) -%}
     {%- else -%}
       {%- set literals = [] -%}
-      {%- for item in value -%}{%- do literals.append(lakehouse.sql_string(item)) -%}{%- endfor -%}
+      {%- for item in value -%}{%- do literals.append(sql_string(item)) -%}{%- endfor -%}
       {%- do predicates.append(quoted ~ ' in (' ~ literals | join(', ') ~ ')') -%}
     {%- endif -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for column in _as_list(zorder_by, 'optimize zorder_by') -%}
-    {%- do columns.append(lakehouse.safe_identifier(column, 'optimize zorder_by column')) -%}
+    {%- do columns.append(safe_identifier(column, 'optimize zorder_by column')) -%}
   {%- endfor -%}
   {%- set sql = 'optimize ' ~ relation -%}
   {%- if predicates -%}{%- set sql = sql ~ ' where ' ~ predicates | join(' and ') -%}{%- endif -%}

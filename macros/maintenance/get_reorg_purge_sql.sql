@@ -1,8 +1,4 @@
 {#- REORG TABLE ... APPLY (PURGE) text. -#}
 {% macro get_reorg_purge_sql(relation) %}
-  {{ return(adapter.dispatch('get_reorg_purge_sql', 'lakehouse')(relation)) }}
-{% endmacro %}
-
-{% macro default__get_reorg_purge_sql(relation) %}
   {{ return('reorg table ' ~ relation ~ ' apply (purge)') }}
 {% endmacro %}

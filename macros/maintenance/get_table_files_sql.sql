@@ -1,9 +1,5 @@
 {#- The live data files of a Delta table, counted from its JSON commits (see table_health). -#}
 {% macro get_table_files_sql(location, small_bytes) %}
-  {{ return(adapter.dispatch('get_table_files_sql', 'lakehouse')(location, small_bytes)) }}
-{% endmacro %}
-
-{% macro default__get_table_files_sql(location, small_bytes) %}
   {#- The live files: the latest add/remove action per path across the JSON commits. -#}
   {{ return("
     with log as (

@@ -1,9 +1,5 @@
 {#- VACUUM text: optional retention in hours, LITE mode (Delta 4.0+), DRY RUN. -#}
 {% macro get_vacuum_sql(relation, retain_hours=none, lite=false, dry_run=true) %}
-  {{ return(adapter.dispatch('get_vacuum_sql', 'lakehouse')(relation, retain_hours, lite, dry_run)) }}
-{% endmacro %}
-
-{% macro default__get_vacuum_sql(relation, retain_hours=none, lite=false, dry_run=true) %}
   {%- set sql = 'vacuum ' ~ relation -%}
   {%- if retain_hours is not none -%}
     {%- set sql = sql ~ ' retain ' ~ _hours(retain_hours, 'vacuum retain_hours') ~ ' hours' -%}

@@ -1,9 +1,5 @@
 {#- Print the latest `limit` entries of DESCRIBE HISTORY of each selected Delta table. -#}
 {% macro history(models=none, tags=none, schema=none, pattern=none, limit=10) %}
-  {{ return(adapter.dispatch('history', 'lakehouse')(models, tags, schema, pattern, limit)) }}
-{% endmacro %}
-
-{% macro default__history(models, tags, schema, pattern, limit) %}
   {%- if limit is not number or limit < 1 -%}
     {{ exceptions.raise_compiler_error(
         "Invalid history limit " ~ (limit | string | tojson) ~ ": give a number >= 1.") }}

@@ -4,12 +4,8 @@
   Reports files and bytes before and after. Not destructive: the old files stay until VACUUM.
 -#}
 {% macro optimize(models=none, tags=none, schema=none, pattern=none, where=none, zorder_by=none) %}
-  {{ return(adapter.dispatch('optimize', 'lakehouse')(models, tags, schema, pattern, where, zorder_by)) }}
-{% endmacro %}
-
-{% macro default__optimize(models, tags, schema, pattern, where, zorder_by) %}
   {#- Validate the arguments once, before any table is touched. -#}
-  {%- do lakehouse.get_optimize_sql('`t`', where, zorder_by) -%}
+  {%- do get_optimize_sql('`t`', where, zorder_by) -%}
   {%- set selection = _select_delta_tables('optimize', models, tags, schema, pattern) -%}
   {{ return(_run_for_each_table('optimize', selection, _optimize_table,
       {'where': where or {}, 'zorder_by': _as_list(zorder_by, 'optimize zorder_by')})) }}
@@ -37,9 +33,9 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set result = _try_sql(lakehouse.get_optimize_sql(table.relation, options.where, options.zorder_by)) -%}
+  {%- set result = _try_sql(get_optimize_sql(table.relation, options.where, options.zorder_by)) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- set after = _describe_detail(table.relation) -%}
+  {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': ('clustered, ' if clustering else '')
       ~ 'files ' ~ before.numFiles ~ ' -> ' ~ after.numFiles
       ~ ', bytes ' ~ before.sizeInBytes ~ ' -> ' ~ after.sizeInBytes}) }}

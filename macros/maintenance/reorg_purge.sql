@@ -3,16 +3,12 @@
   rows are physically dropped (REORG TABLE ... APPLY (PURGE)). The old files stay until VACUUM.
 -#}
 {% macro reorg_purge(models=none, tags=none, schema=none, pattern=none) %}
-  {{ return(adapter.dispatch('reorg_purge', 'lakehouse')(models, tags, schema, pattern)) }}
-{% endmacro %}
-
-{% macro default__reorg_purge(models, tags, schema, pattern) %}
   {%- set selection = _select_delta_tables('reorg_purge', models, tags, schema, pattern) -%}
   {{ return(_run_for_each_table('reorg_purge', selection, _reorg_purge_table)) }}
 {% endmacro %}
 
 {% macro _reorg_purge_table(table, options) %}
-  {%- set result = _try_sql(lakehouse.get_reorg_purge_sql(table.relation)) -%}
+  {%- set result = _try_sql(get_reorg_purge_sql(table.relation)) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {%- set metrics = _json_value(result.table.rows[0]['metrics'], {}) -%}
   {{ return({'status': 'ok', 'note': 'files rewritten ' ~ metrics.get('numFilesRemoved', 0)

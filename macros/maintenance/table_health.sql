@@ -6,10 +6,6 @@
   has been cleaned up past a checkpoint they are incomplete, and the report says so.
 -#}
 {% macro table_health(models=none, tags=none, schema=none, pattern=none, small_file_mb=32) %}
-  {{ return(adapter.dispatch('table_health', 'lakehouse')(models, tags, schema, pattern, small_file_mb)) }}
-{% endmacro %}
-
-{% macro default__table_health(models, tags, schema, pattern, small_file_mb) %}
   {%- if small_file_mb is not number or small_file_mb <= 0 -%}
     {{ exceptions.raise_compiler_error(
         "Invalid table_health small_file_mb " ~ (small_file_mb | string | tojson) ~ ": give a number > 0.") }}
@@ -22,7 +18,7 @@
 {% macro _table_health_table(table, options) %}
   {%- set detail = table.detail -%}
   {%- if '`' in detail.location -%}{{ return(_failed('unusual location ' ~ detail.location)) }}{%- endif -%}
-  {%- set files = _try_sql(lakehouse.get_table_files_sql(detail.location, options.small_bytes)) -%}
+  {%- set files = _try_sql(get_table_files_sql(detail.location, options.small_bytes)) -%}
   {%- if files.error -%}{{ return(_failed(files.error)) }}{%- endif -%}
   {%- set f = _rows_as_dicts(files.table)[0] -%}
   {%- set history = _try_sql('describe history ' ~ table.relation) -%}

@@ -6,16 +6,12 @@
   `lite: true` uses the Delta log instead of listing the directory (Delta 4.0+).
 -#}
 {% macro vacuum(models=none, tags=none, schema=none, pattern=none, retain_hours=none, dry_run=true, lite=false, unsafe_allow_short_retention=false) %}
-  {{ return(adapter.dispatch('vacuum', 'lakehouse')(models, tags, schema, pattern, retain_hours, dry_run, lite, unsafe_allow_short_retention)) }}
-{% endmacro %}
-
-{% macro default__vacuum(models, tags, schema, pattern, retain_hours, dry_run, lite, unsafe_allow_short_retention) %}
   {%- for name, flag in [('dry_run', dry_run), ('lite', lite),
       ('unsafe_allow_short_retention', unsafe_allow_short_retention)] if flag is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid vacuum " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
   {%- endfor -%}
-  {%- do lakehouse.get_vacuum_sql('`t`', retain_hours, lite, dry_run) -%}
+  {%- do get_vacuum_sql('`t`', retain_hours, lite, dry_run) -%}
   {%- set selection = _select_delta_tables('vacuum', models, tags, schema, pattern) -%}
   {{ return(_run_for_each_table('vacuum' ~ (' (dry run)' if dry_run else ''), selection, _vacuum_table,
       {'retain_hours': retain_hours, 'dry_run': dry_run, 'lite': lite,
@@ -35,15 +31,9 @@
         ~ "younger than that may still be read by time travel or by a writer in flight. Pass "
         ~ "unsafe_allow_short_retention: true only when no one reads or writes the table")) }}
   {%- endif -%}
-  {%- set sql = lakehouse.get_vacuum_sql(table.relation, options.retain_hours, options.lite, options.dry_run) -%}
-  {%- if short -%}
-    {#- Delta's own guard against short retention, off for this statement only. -#}
-    {%- do _try_sql('set spark.databricks.delta.retentionDurationCheck.enabled = false') -%}
-  {%- endif -%}
-  {%- set result = _try_sql(sql) -%}
-  {%- if short -%}
-    {%- do _try_sql('reset spark.databricks.delta.retentionDurationCheck.enabled') -%}
-  {%- endif -%}
+  {%- set sql = get_vacuum_sql(table.relation, options.retain_hours, options.lite, options.dry_run) -%}
+  {#- Delta's own guard against short retention, off for this statement only. -#}
+  {%- set result = _try_sql(sql, {'spark.databricks.delta.retentionDurationCheck.enabled': 'false'} if short else {}) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {%- if not options.dry_run -%}
     {%- set last = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
@@ -61,7 +51,7 @@
   {%- if not paths -%}{{ return(', 0 bytes') }}{%- endif -%}
   {%- if '`' in location -%}{{ return(' (bytes unknown: unusual location)') }}{%- endif -%}
   {%- set literals = [] -%}
-  {%- for path in paths -%}{%- do literals.append(lakehouse.sql_string(path)) -%}{%- endfor -%}
+  {%- for path in paths -%}{%- do literals.append(sql_string(path)) -%}{%- endfor -%}
   {%- set result = _try_sql('select sum(length) as bytes from binaryFile.`' ~ location
       ~ '` where path in (' ~ literals | join(', ') ~ ')') -%}
   {%- if result.error -%}{{ return(' (bytes unknown: ' ~ result.error ~ ')') }}{%- endif -%}

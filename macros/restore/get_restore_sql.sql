@@ -1,9 +1,5 @@
 {#- RESTORE TABLE ... TO VERSION|TIMESTAMP AS OF ... text. -#}
 {% macro get_restore_sql(relation, version=none, timestamp=none) %}
-  {{ return(adapter.dispatch('get_restore_sql', 'lakehouse')(relation, version, timestamp)) }}
-{% endmacro %}
-
-{% macro default__get_restore_sql(relation, version=none, timestamp=none) %}
   {%- if version is none and timestamp is none -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": give version or timestamp.") }}
   {%- endif -%}

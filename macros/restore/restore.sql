@@ -4,18 +4,14 @@
   and then. `confirm: true` restores (a new commit; the undone versions stay in the history).
 -#}
 {% macro restore(table, version=none, timestamp=none, confirm=false) %}
-  {{ return(adapter.dispatch('restore', 'lakehouse')(table, version, timestamp, confirm)) }}
-{% endmacro %}
-
-{% macro default__restore(table, version=none, timestamp=none, confirm=false) %}
   {%- if confirm is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid restore confirm " ~ (confirm | string | tojson) ~ ": give true or false.") }}
   {%- endif -%}
-  {%- set relation = lakehouse.relation_from_name(table, 'restore table') -%}
-  {%- set sql = lakehouse.get_restore_sql(relation, version, timestamp) -%}
-  {%- set as_of = lakehouse.relation_as_of(relation, version, timestamp) -%}
-  {%- set detail = _describe_detail(relation) -%}
+  {%- set relation = relation_from_name(table, 'restore table') -%}
+  {%- set sql = get_restore_sql(relation, version, timestamp) -%}
+  {%- set as_of = relation_as_of(relation, version, timestamp) -%}
+  {%- set detail = describe_detail(relation, raise_on_error=false) -%}
   {%- if detail.error or detail.format != 'delta' -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": not a Delta table ("
         ~ (detail.error or 'format ' ~ detail.format) ~ ").") }}

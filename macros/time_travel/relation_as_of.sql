@@ -1,14 +1,10 @@
 {#-
   A relation read as of a version or timestamp, for models and analyses:
-  `select * from {{ lakehouse.relation_as_of(ref('fct_orders'), version=3) }}`.
+  `select * from {{ relation_as_of(ref('fct_orders'), version=3) }}`.
   `relation` is a Relation (ref/source) or a 'schema.table' name.
 -#}
 {% macro relation_as_of(relation, version=none, timestamp=none) %}
-  {{ return(adapter.dispatch('relation_as_of', 'lakehouse')(relation, version, timestamp)) }}
-{% endmacro %}
-
-{% macro default__relation_as_of(relation, version=none, timestamp=none) %}
-  {%- if relation is string -%}{%- set relation = lakehouse.relation_from_name(relation) -%}{%- endif -%}
+  {%- if relation is string -%}{%- set relation = relation_from_name(relation) -%}{%- endif -%}
   {%- if version is none and timestamp is none -%}
     {{ exceptions.raise_compiler_error(
         "relation_as_of(" ~ relation ~ "): give version or timestamp.") }}

@@ -1,14 +1,10 @@
 {#-
   The current version of a Delta table (its latest commit), as a number; none while dbt only
-  parses. `{% set v = lakehouse.table_version(ref('fct_orders')) %}`.
+  parses. `{% set v = table_version(ref('fct_orders')) %}`.
 -#}
 {% macro table_version(relation) %}
-  {{ return(adapter.dispatch('table_version', 'lakehouse')(relation)) }}
-{% endmacro %}
-
-{% macro default__table_version(relation) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- if relation is string -%}{%- set relation = lakehouse.relation_from_name(relation) -%}{%- endif -%}
+  {%- if relation is string -%}{%- set relation = relation_from_name(relation) -%}{%- endif -%}
   {%- set result = run_query('describe history ' ~ relation ~ ' limit 1') -%}
   {{ return(result.rows[0]['version'] | int) }}
 {% endmacro %}

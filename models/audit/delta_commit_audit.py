@@ -1,6 +1,6 @@
 """Commit audit of every Delta table of this schema, read from the transaction logs."""
 
-from lakehouse.delta_audit import commit_audit
+from lakehouse.delta.audit import commit_audit
 
 
 def model(dbt, session):

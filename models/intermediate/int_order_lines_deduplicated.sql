@@ -22,7 +22,7 @@ line_changes as (
     select staged.* from {{ ref('stg_shop__order_lines') }} as staged
     {% if is_incremental() -%}
         {#- a literal: Delta skips the bronze files of the batches already merged -#}
-        where staged.batch_id > {{ lakehouse.max_column_value(this, 'batch_id', -1) }}
+        where staged.batch_id > {{ max_column_value(this, 'batch_id', -1) }}
     {%- endif %}
 ),
 

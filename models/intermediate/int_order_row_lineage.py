@@ -3,10 +3,11 @@
 Each run picks the rows of int_orders_deduplicated whose `_metadata.row_commit_version` is
 newer than the version it processed last, and updates their lineage: the stable `row_id`, the
 first version seen, the last version changed and the number of changes seen.
-Logic in lakehouse.change_feed.
+Logic in lakehouse.shop.transforms; the row-tracking read is the adapter's ChangeFeed.
 """
 
-from lakehouse.change_feed import ChangeFeed, row_lineage_from_tracking
+from dbt.adapters.sparkdelta.change_feed import ChangeFeed
+from lakehouse.shop.transforms import row_lineage_changes
 
 
 def model(dbt, session):
@@ -22,7 +23,7 @@ def model(dbt, session):
     dbt.ref("int_orders_deduplicated")  # declares the dependency; read below by name
     target = f"{dbt.this.schema}.{dbt.this.identifier}" if dbt.is_incremental else None
     feed = ChangeFeed(session, model="int_order_row_lineage", target=target)
-    return row_lineage_from_tracking(
+    return row_lineage_changes(
         feed,
         table=dbt.ref_relation("int_orders_deduplicated"),
         key="order_id",

@@ -24,7 +24,7 @@ order_changes as (
     select staged.* from {{ ref('stg_shop__orders') }} as staged
     {% if is_incremental() -%}
         {#- a literal: Delta skips the bronze files of the batches already merged -#}
-        where staged.batch_id > {{ lakehouse.max_column_value(this, 'batch_id', -1) }}
+        where staged.batch_id > {{ max_column_value(this, 'batch_id', -1) }}
     {%- endif %}
 ),
 

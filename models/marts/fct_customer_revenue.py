@@ -1,6 +1,6 @@
-"""Revenue per customer, computed in PySpark (logic in lakehouse.transforms)."""
+"""Revenue per customer, computed in PySpark (logic in lakehouse.shop.transforms)."""
 
-from lakehouse.transforms import customer_revenue
+from lakehouse.shop.transforms import customer_revenue
 
 
 def model(dbt, session):

@@ -2,10 +2,11 @@
 
 Each run reads only the order and order line changes committed since the last run, recomputes
 the dates they touch, and the `cdf` strategy merges them with the watermark in one commit.
-Logic in lakehouse.change_feed.
+Logic in lakehouse.shop.transforms; the change feed is the adapter's ChangeFeed.
 """
 
-from lakehouse.change_feed import ChangeFeed, daily_revenue_from_feed
+from dbt.adapters.sparkdelta.change_feed import ChangeFeed
+from lakehouse.shop.transforms import daily_revenue_from_feed
 
 
 def model(dbt, session):

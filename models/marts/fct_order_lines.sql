@@ -18,7 +18,7 @@
 with
 
 line_changes as (
-    select * from {{ lakehouse.cdf_changes(ref('int_order_lines_deduplicated')) }}
+    select * from {{ cdf_changes(ref('int_order_lines_deduplicated')) }}
 ),
 
 final as (

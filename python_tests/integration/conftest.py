@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import os
-from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from dbt.cli.main import dbtRunner, dbtRunnerResult
+from dbt.cli.main import dbtRunnerResult
 
-from lakehouse.bronze import load_batches
-from lakehouse.generator import ShopGenerator
+from lakehouse.dbt_runner import DbtFailed, DbtRunner, environment
+from lakehouse.shop.bronze import load_batches
+from lakehouse.shop.generator import ShopGenerator
 from python_tests.conftest import PROJECT_DIR, unique_schema
-
-
-@contextmanager
-def _env(**values: str):
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @dataclass
@@ -39,35 +24,27 @@ class DbtProject:
     work_dir: Path
     orders: int = 200
     project_dir: Path = PROJECT_DIR
+    runner: DbtRunner = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.runner = DbtRunner(
+            self.project_dir, PROJECT_DIR, self.schema, self.bronze_schema, work_dir=self.work_dir
+        )
 
     def env(self, **values: str):
         """Extra environment for the dbt invocations inside the `with` block."""
-        return _env(**values)
+        return environment(values)
 
     @staticmethod
     def model_results(result: dbtRunnerResult) -> list:
-        """The results of the models of an invocation (not those of the project's hooks)."""
+        """The results of the models of an invocation."""
         return [r for r in result.result if r.node.resource_type == "model"]
 
     def dbt(self, *args: str, expect_success: bool = True) -> dbtRunnerResult:
-        with _env(LAKEHOUSE_SCHEMA=self.schema, LAKEHOUSE_BRONZE_SCHEMA=self.bronze_schema):
-            result = dbtRunner().invoke(
-                [
-                    *args,
-                    "--project-dir", str(self.project_dir),
-                    "--profiles-dir", str(PROJECT_DIR),
-                    "--target-path", str(self.work_dir / "target"),
-                    "--log-path", str(self.work_dir / "logs"),
-                ]
-            )  # fmt: skip
-        if expect_success and not result.success:
-            failed = [
-                f"{r.node.unique_id}: {r.status} {r.message}"
-                for r in (result.result or [])
-                if getattr(r, "status", None) not in ("success", "pass")
-            ]
-            raise AssertionError(f"dbt {' '.join(args)} failed: {result.exception or failed}")
-        return result
+        try:
+            return self.runner.invoke(*args, expect_success=expect_success)
+        except DbtFailed as exc:
+            raise AssertionError(str(exc)) from None
 
     def load_bronze(self, through: int) -> None:
         generator = ShopGenerator(orders=self.orders, seed=7)
@@ -102,25 +79,21 @@ def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
     )
 
 
+# A project with no macros of its own: everything Delta comes from the sparkdelta adapter.
 SCRATCH_PROJECT_YML = """
-name: lakehouse
+name: scratch
 version: "0.1.0"
 config-version: 2
 profile: lakehouse
-macro-paths: ["macros"]
-on-run-end:
-  - "{{ lakehouse.reset_commit_metadata() }}"
 models:
-  lakehouse:
+  scratch:
     +file_format: delta
     +materialized: incremental
-    +pre-hook: "{{ lakehouse.set_commit_metadata() }}"
-    +post-hook: "{{ lakehouse.reset_commit_metadata() }}"
 """
 
 
 class ScratchProject(DbtProject):
-    """A throw-away dbt project that uses the repository's macros, for macro scenarios."""
+    """A throw-away dbt project of the adapter alone (no macros of its own), for scenarios."""
 
     def write(self, relative_path: str, text: str) -> None:
         path = self.project_dir / relative_path
@@ -140,7 +113,6 @@ class ScratchProject(DbtProject):
 def scratch_project(delta_spark, tmp_path_factory) -> ScratchProject:
     project_dir = tmp_path_factory.mktemp("scratch_project")
     (project_dir / "dbt_project.yml").write_text(SCRATCH_PROJECT_YML)
-    (project_dir / "macros").symlink_to(PROJECT_DIR / "macros")
     return ScratchProject(
         spark=delta_spark,
         schema=unique_schema("macros"),

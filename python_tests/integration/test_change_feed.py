@@ -13,7 +13,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from lakehouse.change_feed import daily_revenue, parse_watermark, row_lineage
+from dbt.adapters.sparkdelta.change_feed import parse_watermark
+from lakehouse.shop.transforms import daily_revenue, row_lineage
 
 CONSUMERS = ("fct_order_lines", "fct_daily_revenue", "int_order_row_lineage")
 PYTHON_CONSUMERS = ("fct_daily_revenue", "int_order_row_lineage")
@@ -196,7 +197,8 @@ class TestChangeDrivenModels:
         upstream.batch()
         upstream.touch_both()
         before = versions(project)
-        with project.env(LAKEHOUSE_CDF_CRASH_BEFORE_COMMIT=",".join(CONSUMERS)):
+        # every consumer's MERGE (data and watermark in one commit) fails before it commits
+        with project.env(SPARKDELTA_FAIL_AT="before:*:merge"):
             crashed = run_consumers(project, expect_success=False)
         statuses = {r.node.name: r.status for r in project.model_results(crashed)}
         assert statuses == {name: "error" for name in CONSUMERS}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.spark import delta_coordinates
+from dbt.adapters.sparkdelta.session import delta_coordinates
 from python_tests.conftest import PROJECT_DIR
 
 EMPTY_IVY_SETTINGS = """<ivysettings>

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.delta_conformance import check_conformance
-from lakehouse.delta_log import DeltaLog, deletion_vector_relative_path
+from lakehouse.delta.conformance import check_conformance
+from lakehouse.delta.log import DeltaLog, deletion_vector_relative_path
 from python_tests.conftest import unique_schema
 
 FEATURES = {

@@ -15,10 +15,10 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, QueryBuilder
 
-from lakehouse.delta_audit import delta_tables
-from lakehouse.delta_conformance import check_conformance, claimed_features
-from lakehouse.delta_log import DeltaLog
-from lakehouse.interop import README, RESULTS, render_readme
+from lakehouse.delta.audit import delta_tables
+from lakehouse.delta.conformance import check_conformance, claimed_features
+from lakehouse.delta.log import DeltaLog
+from lakehouse.reports.interop import README, RESULTS, render_readme
 
 
 @pytest.fixture(scope="class")

@@ -417,9 +417,7 @@ def test_endpoint_status_and_port_taken(running_endpoint):
     assert healthy, line
     with pytest.raises(endpoint.EndpointError, match="already in use"):
         twin = endpoint.EndpointSettings(
-            lakehouse=running_endpoint.lakehouse.__class__(
-                home=running_endpoint.lakehouse.home / "twin"
-            ),
+            session=running_endpoint.session.__class__(home=running_endpoint.session.home / "twin"),
             thrift_port=running_endpoint.thrift_port,
             connect_port=free_port(),
         )

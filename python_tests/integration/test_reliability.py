@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from dbt.cli.main import dbtRunner
 
-from lakehouse import retry
-from lakehouse.delta_log import DeltaLog
+from dbt.adapters.sparkdelta import retry
+from lakehouse.delta.log import DeltaLog
 from python_tests.conftest import PROJECT_DIR, RELIABILITY, unique_schema
 from python_tests.integration.conftest import DbtProject, _env
 
@@ -416,7 +416,7 @@ class CrashedLakehouse:
         self.log = work / "subprocesses.log"
 
     def env(self, kill_at: str | None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k != "LAKEHOUSE_KILL_AT"}
+        env = {k: v for k, v in os.environ.items() if k != "SPARKDELTA_KILL_AT"}
         env.update(
             LAKEHOUSE_HOME=str(self.home),
             LAKEHOUSE_SCHEMA=self.schema,
@@ -426,7 +426,7 @@ class CrashedLakehouse:
             LAKEHOUSE_THREADS="1",
         )
         if kill_at:
-            env["LAKEHOUSE_KILL_AT"] = kill_at
+            env["SPARKDELTA_KILL_AT"] = kill_at
         return env
 
     def command(self, what: str, through: int = 1) -> list[str]:
@@ -739,7 +739,7 @@ class ThriftClients:
         self.settings, self.work, self.schema, self.bronze = settings, work, schema, bronze
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k != "LAKEHOUSE_KILL_AT"}
+        env = {k: v for k, v in os.environ.items() if k != "SPARKDELTA_KILL_AT"}
         env.update(
             LAKEHOUSE_TARGET="thrift",
             LAKEHOUSE_THRIFT_PORT=str(self.settings.thrift_port),

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lakehouse.delta_conformance import check_conformance, claimed_features
-from lakehouse.delta_log import (
+from lakehouse.delta.conformance import check_conformance, claimed_features
+from lakehouse.delta.log import (
     DeltaLog,
     DeltaLogError,
     deletion_vector_relative_path,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
+from dbt.adapters.sparkdelta.session import SessionSettings, spark_conf
 from lakehouse import endpoint
-from lakehouse.spark import LakehouseSettings, spark_conf
 
 
 @pytest.fixture
@@ -15,12 +16,12 @@ def settings(tmp_path, monkeypatch) -> endpoint.EndpointSettings:
     monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("LAKEHOUSE_THRIFT_PORT", "10123")
     monkeypatch.setenv("LAKEHOUSE_SPARK_CONNECT_PORT", "15123")
-    return endpoint.EndpointSettings.from_env(tmp_path)
+    return endpoint.EndpointSettings.from_env()
 
 
 def test_conf_is_the_lakehouse_conf_plus_both_endpoints_on_localhost(settings):
     conf = endpoint.endpoint_conf(settings)
-    embedded = spark_conf(settings.lakehouse)
+    embedded = spark_conf(settings.session)
     own = {"spark.app.name", "spark.driver.extraClassPath"}
     assert {k: v for k, v in conf.items() if k in embedded and k not in own} == {
         k: v for k, v in embedded.items() if k not in own
@@ -33,7 +34,7 @@ def test_conf_is_the_lakehouse_conf_plus_both_endpoints_on_localhost(settings):
     assert all(
         jar.name in conf["spark.driver.extraClassPath"] for jar in endpoint.delta_jars(settings)
     )
-    assert settings.pid_file.parent == settings.lakehouse.home / "endpoint"
+    assert settings.pid_file.parent == settings.session.home / "endpoint"
 
 
 def test_command_runs_the_thrift_server_class(settings):
@@ -67,7 +68,7 @@ def test_status_and_stop_when_not_running(settings):
 
 
 def test_settings_defaults():
-    defaults = endpoint.EndpointSettings(lakehouse=LakehouseSettings(home="/x"))  # type: ignore[arg-type]
+    defaults = endpoint.EndpointSettings(session=SessionSettings(home=Path("/x")))
     assert (defaults.thrift_port, defaults.connect_port) == (10000, 15002)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lakehouse.generator import BRONZE_KEYS, BRONZE_SCHEMAS, ShopGenerator
+from lakehouse.shop.generator import BRONZE_KEYS, BRONZE_SCHEMAS, ShopGenerator
 
 
 def test_same_seed_same_rows():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lakehouse.interop import README, RESULTS, render_readme, render_table
+from lakehouse.reports.interop import README, RESULTS, render_readme, render_table
 
 RESULTS_EXAMPLE = {
     "engines": {"reference": "Spark", "reader": "delta-rs"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dbt.adapters.sparkdelta.connections import describe_statement, is_retried
-from lakehouse.retry import (
+from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
     classify,

@@ -1,1 +1,2 @@
-"""Runtime glue for the Delta Lake lakehouse: Spark session, data generator, CLI."""
+"""The lakehouse project's tools: the `lakehouse` CLI, the shop's data and model logic, Delta
+log tools, reports and benchmarks. They use the sparkdelta adapter; it never imports them."""

@@ -8,12 +8,12 @@ import os
 import sys
 from pathlib import Path
 
-from lakehouse.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
-from lakehouse.generator import ShopGenerator
-from lakehouse.spark import DeltaRuntimeUnavailable, LakehouseSettings, get_or_create_session
+from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
+from lakehouse.dbt_runner import DbtRunner
+from lakehouse.settings import profile_output, session_settings
+from lakehouse.shop.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
+from lakehouse.shop.generator import ShopGenerator
 from lakehouse.summary import delta_versions, render_summary
-
-DEFAULT_SCHEMA = "lakehouse"  # the dbt profile's default for LAKEHOUSE_SCHEMA
 
 
 def _project_dir(args: argparse.Namespace) -> Path:
@@ -21,7 +21,7 @@ def _project_dir(args: argparse.Namespace) -> Path:
 
 
 def _session(args: argparse.Namespace):
-    return get_or_create_session(LakehouseSettings.from_env(_project_dir(args)))
+    return get_or_create_session(session_settings(_project_dir(args)))
 
 
 def _generator(args: argparse.Namespace) -> ShopGenerator:
@@ -35,31 +35,23 @@ def cmd_load(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_dbt(project_dir: Path, *dbt_args: str) -> bool:
-    """Invoke dbt in this process, so it reuses the already started SparkSession."""
-    from dbt.cli.main import dbtRunner
-
-    args = [*dbt_args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
-    return dbtRunner().invoke(args).success
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: land the initial batch and `dbt build`; land the first change batch and
     `dbt build` again; then show what Delta did with that batch."""
     project_dir = _project_dir(args)
-    os.environ.setdefault("LAKEHOUSE_BRONZE_SCHEMA", args.bronze_schema)
-    schema = os.environ.get("LAKEHOUSE_SCHEMA", DEFAULT_SCHEMA)
+    dbt = DbtRunner(project_dir, project_dir, bronze_schema=args.bronze_schema)
+    schema = profile_output("local", project_dir)["schema"]
     spark = _session(args)
     # The commit audit reads the tables' logs at run time: it is built after everything else.
     everything_but_audit = ("build", "--exclude", "tag:audit")
     load_batches(spark, _generator(args), args.bronze_schema, 0)
-    if not run_dbt(project_dir, *everything_but_audit):
+    if not dbt.invoke(*everything_but_audit, expect_success=False).success:
         return 1
     before = delta_versions(spark, schema)
     load_batches(spark, _generator(args), args.bronze_schema, 1)
-    if not run_dbt(project_dir, *everything_but_audit):
+    if not dbt.invoke(*everything_but_audit, expect_success=False).success:
         return 1
-    if not run_dbt(project_dir, "build", "--select", "tag:audit"):
+    if not dbt.invoke("build", "--select", "tag:audit", expect_success=False).success:
         return 1
     print(render_summary(spark, schema, before, delta_versions(spark, schema)))
     return 0
@@ -75,9 +67,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
     from pyspark.errors import AnalysisException
 
-    from lakehouse.delta_audit import table_location
-    from lakehouse.delta_conformance import check_conformance
-    from lakehouse.delta_log import DeltaLog, DeltaLogError
+    from lakehouse.delta.audit import table_location
+    from lakehouse.delta.conformance import check_conformance
+    from lakehouse.delta.log import DeltaLog, DeltaLogError
 
     try:
         # A path needs no Spark; a table name is resolved through DESCRIBE DETAIL.

@@ -1,7 +1,7 @@
 """A local Spark Thrift server (HiveServer2) that also serves Spark Connect: the `thrift` target.
 
 `lakehouse endpoint start|stop|status`. The server is one Spark application started with
-`spark-submit` from pyspark's own distribution, configured by `lakehouse.spark.spark_conf` (the
+`spark-submit` from pyspark's own distribution, configured by the adapter's `spark_conf` (the
 same Delta, metastore and warehouse settings as the embedded session) plus the Spark Connect
 plugin. It binds to localhost only. Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`.
 
@@ -21,13 +21,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakehouse.spark import (
-    LakehouseSettings,
-    _env,
+from dbt.adapters.sparkdelta.session import (
+    SessionSettings,
     delta_coordinates,
     explain_launch_failure,
     spark_conf,
 )
+from lakehouse.settings import session_settings
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
@@ -40,21 +40,21 @@ class EndpointError(RuntimeError):
 
 @dataclass(frozen=True)
 class EndpointSettings:
-    lakehouse: LakehouseSettings
+    session: SessionSettings
     thrift_port: int = 10000
     connect_port: int = 15002
 
     @classmethod
     def from_env(cls, project_dir: str | os.PathLike | None = None) -> EndpointSettings:
         return cls(
-            lakehouse=LakehouseSettings.from_env(project_dir),
-            thrift_port=int(_env("LAKEHOUSE_THRIFT_PORT", str(cls.thrift_port))),
-            connect_port=int(_env("LAKEHOUSE_SPARK_CONNECT_PORT", str(cls.connect_port))),
+            session=session_settings(Path(project_dir)) if project_dir else session_settings(),
+            thrift_port=int(os.environ.get("LAKEHOUSE_THRIFT_PORT") or cls.thrift_port),
+            connect_port=int(os.environ.get("LAKEHOUSE_SPARK_CONNECT_PORT") or cls.connect_port),
         )
 
     @property
     def directory(self) -> Path:
-        return self.lakehouse.home / "endpoint"
+        return self.session.home / "endpoint"
 
     @property
     def pid_file(self) -> Path:
@@ -71,7 +71,7 @@ class EndpointSettings:
 
 def delta_jars(settings: EndpointSettings) -> list[Path]:
     """Where Spark's Ivy resolution of `spark.jars.packages` stores the Delta jars."""
-    ivy_home = Path(settings.lakehouse.ivy_cache or Path.home() / ".ivy2.5.2")
+    ivy_home = Path(settings.session.conf.get("spark.jars.ivy") or Path.home() / ".ivy2.5.2")
     jars = []
     for coordinate in delta_coordinates():
         organisation, artifact, version = coordinate.split(":")
@@ -81,7 +81,7 @@ def delta_jars(settings: EndpointSettings) -> list[Path]:
 
 def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
     """The embedded lakehouse's Spark configuration plus the Thrift and Connect endpoints."""
-    conf = spark_conf(settings.lakehouse)
+    conf = spark_conf(settings.session)
     conf.update(
         {
             # The Thrift server closes a session's class loader when the session ends, and with
@@ -131,12 +131,10 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
     noop = settings.directory / "resolve_packages.py"
     noop.write_text("# resolves spark.jars.packages, runs nothing\n")
     command = [spark_submit_command(settings)[0]]
-    for key in ("spark.jars.packages", "spark.jars.repositories", "spark.jars.ivySettings"):
-        value = spark_conf(settings.lakehouse).get(key)
-        if value:
-            command += ["--conf", f"{key}={value}"]
-    if settings.lakehouse.ivy_cache:
-        command += ["--conf", f"spark.jars.ivy={settings.lakehouse.ivy_cache}"]
+    conf = spark_conf(settings.session)
+    for key in ("packages", "repositories", "ivySettings", "ivy"):
+        if conf.get(f"spark.jars.{key}"):
+            command += ["--conf", f"spark.jars.{key}={conf[f'spark.jars.{key}']}"]
     with open(settings.log_file, "ab") as log:
         start_offset = log.tell()
         result = subprocess.run(
@@ -229,7 +227,7 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
                 f"port with {variable}=<port>."
             )
     settings.directory.mkdir(parents=True, exist_ok=True)
-    settings.lakehouse.log_dir.mkdir(parents=True, exist_ok=True)
+    settings.session.log_dir.mkdir(parents=True, exist_ok=True)
     _resolve_delta_jars(settings)
     start_offset = settings.log_file.stat().st_size if settings.log_file.exists() else 0
     with open(settings.log_file, "ab") as log:
@@ -286,7 +284,7 @@ def _reap(pid: int) -> None:
 def status_line(settings: EndpointSettings, pid: int) -> str:
     return (
         f"thrift://{BIND_HOST}:{settings.thrift_port} and {settings.connect_url}, "
-        f"home {settings.lakehouse.home}, log {settings.log_file}"
+        f"home {settings.session.home}, log {settings.log_file}"
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lakehouse.delta.audit import delta_tables
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -13,14 +15,10 @@ TIME_TRAVEL_TABLE = "fct_orders"
 
 def delta_versions(spark: SparkSession, schema: str) -> dict[str, int]:
     """Latest commit version of every Delta table in the schema (views are skipped)."""
-    versions = {}
-    for table in spark.catalog.listTables(schema):
-        if table.tableType not in ("MANAGED", "EXTERNAL"):
-            continue
-        name = f"`{schema}`.`{table.name}`"
-        if spark.sql(f"describe detail {name}").first().format == "delta":
-            versions[table.name] = spark.sql(f"describe history {name} limit 1").first().version
-    return versions
+    return {
+        table: spark.sql(f"describe history `{schema}`.`{table}` limit 1").first().version
+        for table in delta_tables(spark, schema)
+    }
 
 
 def change_counts(spark: SparkSession, table: str, after_version: int) -> dict[str, int]:

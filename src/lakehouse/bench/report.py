@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakehouse.readme import replace_section
+from lakehouse.reports.sections import replace_section
 
 PROJECT_DIR = Path(__file__).resolve().parents[3]
 OUT_DIR = PROJECT_DIR / "docs" / "bench"

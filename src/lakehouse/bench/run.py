@@ -1,8 +1,8 @@
 """`make bench`: time the pipeline's scenarios at several scales, write docs/bench/ and README.
 
-Everything runs in this process on one SparkSession (`lakehouse.spark`), and dbt is invoked
-in-process (dbtRunner), so every dbt run and every direct `spark.sql` shares the JVM. Each
-scale gets its own throw-away schemas. Settings (environment):
+Everything runs in this process on one SparkSession (the `local` target's), and dbt is
+invoked in-process (lakehouse.dbt_runner), so every dbt run and every direct `spark.sql` shares
+the JVM. Each scale gets its own throw-away schemas. Settings (environment):
 
 - `LAKEHOUSE_BENCH_SCALES`: order lines per scale, comma-separated (default 100000,1000000,5000000)
 - `LAKEHOUSE_BENCH_REPEATS`: repetitions per scale (default 3); `LAKEHOUSE_BENCH_REPEATS_LARGE`
@@ -24,9 +24,11 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+from dbt.adapters.sparkdelta.session import get_or_create_session, spark_conf
 from lakehouse.bench import report
 from lakehouse.bench.data import BulkShop, write_batch
-from lakehouse.spark import LakehouseSettings, get_or_create_session
+from lakehouse.dbt_runner import DbtRunner
+from lakehouse.settings import session_settings
 
 CHANGE_FRACTION = 0.01
 UPDATE_FRACTION = 0.001
@@ -101,43 +103,17 @@ class Dbt:
     """dbt invoked in-process on the project, pointed at one scale's schemas."""
 
     def __init__(self, project_dir: Path, work_dir: Path, schema: str, bronze_schema: str):
-        self.project_dir, self.work_dir = project_dir, work_dir
-        self.schema, self.bronze_schema = schema, bronze_schema
+        self.runner = DbtRunner(
+            project_dir, project_dir, schema, bronze_schema, work_dir=work_dir, quiet=True
+        )
         self.last_node_seconds = 0.0  # time dbt spent in the nodes of the last invocation
 
     @property
     def target_dir(self) -> Path:
-        return self.work_dir / "target"
+        return self.runner.target_dir
 
     def __call__(self, *args: str):
-        from dbt.cli.main import dbtRunner
-
-        saved = {k: os.environ.get(k) for k in ("LAKEHOUSE_SCHEMA", "LAKEHOUSE_BRONZE_SCHEMA")}
-        os.environ.update(LAKEHOUSE_SCHEMA=self.schema, LAKEHOUSE_BRONZE_SCHEMA=self.bronze_schema)
-        try:
-            result = dbtRunner().invoke(
-                [
-                    *args,
-                    "--project-dir", str(self.project_dir),
-                    "--profiles-dir", str(self.project_dir),
-                    "--target-path", str(self.target_dir),
-                    "--log-path", str(self.work_dir / "logs"),
-                    "--quiet",
-                ]
-            )  # fmt: skip
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-        if not result.success:
-            failed = [
-                f"{r.node.unique_id}: {r.status} {r.message}"
-                for r in (result.result or [])
-                if getattr(r, "status", None) not in ("success", "pass")
-            ]
-            raise RuntimeError(f"dbt {' '.join(args)} failed: {result.exception or failed}")
+        result = self.runner.invoke(*args)
         self.last_node_seconds = sum(
             getattr(r, "execution_time", 0.0) or 0.0 for r in (result.result or [])
         )
@@ -461,12 +437,12 @@ def run_scale(spark, project_dir: Path, work_dir: Path, order_lines: int, sample
 def main() -> int:
     started = time.perf_counter()
     project_dir = Path(os.environ.get("DBT_PROJECT_DIR") or os.getcwd()).resolve()
-    settings = LakehouseSettings.from_env(project_dir)
     file_size_mb = int(os.environ.get("LAKEHOUSE_BENCH_FILE_SIZE_MB") or 4)
-    spark = get_or_create_session(
-        settings,
-        extra_conf={"spark.databricks.delta.optimize.maxFileSize": str(file_size_mb * 1024**2)},
+    settings = session_settings(project_dir).with_conf(
+        {"spark.databricks.delta.optimize.maxFileSize": str(file_size_mb * 1024**2)}
     )
+    conf = spark_conf(settings)
+    spark = get_or_create_session(settings)
     work_dir = settings.home / "bench"
     machine = machine_info(spark)
     jvm_pid = int(spark._jvm.java.lang.ProcessHandle.current().pid())
@@ -485,9 +461,9 @@ def main() -> int:
             "scales": _scales(),
             "change_fraction": CHANGE_FRACTION,
             "update_fraction": UPDATE_FRACTION,
-            "spark_master": settings.master,
-            "driver_memory": settings.driver_memory,
-            "shuffle_partitions": settings.shuffle_partitions,
+            "spark_master": conf["spark.master"],
+            "driver_memory": conf["spark.driver.memory"],
+            "shuffle_partitions": int(conf["spark.sql.shuffle.partitions"]),
             "optimize_max_file_size_mb": file_size_mb,
             "memory_sample_s": MEMORY_SAMPLE_S,
         },

@@ -1,4 +1,5 @@
-"""Credentials and connections: dbt-spark's, with the embedded Delta session started by us."""
+"""Credentials and connections: dbt-spark's, with the embedded Delta session started here and
+Delta's write conflicts retried or explained."""
 
 from __future__ import annotations
 
@@ -19,8 +20,14 @@ from dbt.adapters.spark.connections import (
 )
 from dbt_common.exceptions import DbtRuntimeError
 
-from lakehouse import faults
-from lakehouse.retry import DeltaConflictError, classify, conflict_message, run_with_retry
+from dbt.adapters.sparkdelta import faults
+from dbt.adapters.sparkdelta.retry import (
+    DeltaConflictError,
+    RetryPolicy,
+    classify,
+    conflict_message,
+    run_with_retry,
+)
 
 logger = AdapterLogger("SparkDelta")
 
@@ -35,6 +42,13 @@ class SparkDeltaCredentials(SparkCredentials):
     # Seconds one Thrift call may block (connect, handshake, each poll); None: forever. A
     # stopped or hung endpoint then fails the run instead of hanging it.
     socket_timeout: int | None = None
+    # The embedded session (method `session`): where its metastore, warehouse and logs live
+    # (relative to the project directory; default .sparkdelta) and the JVM's log level. Spark
+    # settings go in dbt-spark's `server_side_parameters`.
+    session_home: str | None = None
+    spark_log_level: str | None = None
+    # Attempts of a Delta write that lost a data conflict (MERGE, INSERT INTO, OPTIMIZE).
+    conflict_retries: int | None = None
 
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and self.host is None:
@@ -153,7 +167,9 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
 
         try:
             if is_retried(verb):
-                result = run_with_retry(run, table, what, on_retry=log_retry)
+                result = run_with_retry(
+                    run, table, what, policy=self._retry_policy(connection), on_retry=log_retry
+                )
             else:
                 result = run()
         except DeltaConflictError as exc:
@@ -168,6 +184,11 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             raise
         faults.after_statement(node, verb)
         return result
+
+    @staticmethod
+    def _retry_policy(connection: Connection | None) -> RetryPolicy:
+        attempts = getattr(getattr(connection, "credentials", None), "conflict_retries", None)
+        return RetryPolicy(attempts=attempts) if attempts else RetryPolicy()
 
     @staticmethod
     def _columns_of_cast_target(message: str, table: str | None, execute: Any) -> str | None:
@@ -232,18 +253,22 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             # tuning; dbt-spark's session cursor then finds it with getOrCreate().
             from dbt.flags import get_flags
 
-            from lakehouse.spark import (
+            from dbt.adapters.sparkdelta.session import (
                 DeltaRuntimeUnavailable,
-                LakehouseSettings,
+                SessionSettings,
                 get_or_create_session,
             )
 
-            project_dir = getattr(get_flags(), "PROJECT_DIR", None)
+            settings = SessionSettings.from_profile(
+                {
+                    "session_home": credentials.session_home,
+                    "spark_log_level": credentials.spark_log_level,
+                    "server_side_parameters": credentials.server_side_parameters,
+                },
+                getattr(get_flags(), "PROJECT_DIR", None),
+            )
             try:
-                get_or_create_session(
-                    LakehouseSettings.from_env(project_dir),
-                    extra_conf=credentials.server_side_parameters,
-                )
+                get_or_create_session(settings)
             except DeltaRuntimeUnavailable as exc:
                 raise FailedToConnectError(str(exc)) from None
         return super().open(connection)

@@ -1,10 +1,13 @@
-"""The `sparkdelta` adapter: dbt-spark's adapter with Python models on open-source Spark."""
+"""The `sparkdelta` adapter: dbt-spark's adapter with Delta Lake writes, commit provenance, the
+change-feed protocol, and Python models on open-source Spark."""
 
 from __future__ import annotations
 
 import builtins
+import json
 import re
 import subprocess
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -14,6 +17,7 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
+from dbt.adapters.sparkdelta import change_feed
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
@@ -40,6 +44,26 @@ def project_git_revision(project_root: str) -> str | None:
 class SparkDeltaAdapter(SparkAdapter):
     ConnectionManager = SparkDeltaConnectionManager
 
+    def pre_model_hook(self, config: Mapping[str, Any]) -> Any:
+        """Tag every Delta commit the node makes with where it came from (DESCRIBE HISTORY
+        column userMetadata): dbt invocation id, node, target and git revision."""
+        from dbt_common.invocation import get_invocation_id
+
+        connection = self.connections.get_if_exists()
+        metadata = {
+            "dbt_invocation_id": get_invocation_id(),
+            "dbt_node": connection.name if connection is not None else None,
+            "dbt_target": self.config.target_name,
+            "git_revision": self.git_revision(),
+        }
+        self.execute(f"set {USER_METADATA_CONF} = {json.dumps(metadata).replace(';', ',')}")
+        return super().pre_model_hook(config)
+
+    def post_model_hook(self, config: Mapping[str, Any], context: Any) -> None:
+        """The tag never outlives its node (a later operation or model commits untagged)."""
+        super().post_model_hook(config, context)
+        self.execute(f"reset {USER_METADATA_CONF}")
+
     @available
     def execute_with_settings(self, sql: str, settings: dict[str, str]) -> AdapterResponse:
         """Run one statement with Spark session settings that apply to it alone.
@@ -48,6 +72,12 @@ class SparkDeltaAdapter(SparkAdapter):
         reset) even when the statement fails: nothing leaks into later commits of the session
         (another model, a maintenance operation). Jinja has no try/finally, hence this method.
         """
+        response, _ = self._execute_with_settings(sql, settings)
+        return response
+
+    def _execute_with_settings(
+        self, sql: str, settings: dict[str, str], fetch: bool = False
+    ) -> tuple[AdapterResponse, Any]:
         for key, value in settings.items():
             if not SETTING_KEY.fullmatch(key) or "\n" in value or ";" in value:
                 raise DbtRuntimeError(f"Invalid session setting {key}={value!r}: one line, no ';'.")
@@ -55,16 +85,41 @@ class SparkDeltaAdapter(SparkAdapter):
         for key, value in settings.items():
             self.execute(f"set {key} = {value}")
         try:
-            response, _ = self.execute(sql)
+            return self.execute(sql, fetch=fetch)
         finally:
             for key, value in previous.items():
                 self.execute(f"reset {key}" if value is None else f"set {key} = {value}")
-        return response
 
     @available
     def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:
         """Run one Delta write whose commit carries `user_metadata` (DESCRIBE HISTORY)."""
         return self.execute_with_settings(sql, {USER_METADATA_CONF: user_metadata})
+
+    @available
+    def cdf_watermark(self, relation: Any) -> dict[str, int] | None:
+        """The upstream versions a `cdf` model has processed: the watermark of the newest
+        commit of its table that carries one (None when none does)."""
+        return change_feed.latest_watermark(self._history(str(relation)))
+
+    @available
+    def cdf_watermark_metadata(self, watermark: dict[str, int]) -> str:
+        return change_feed.watermark_metadata(watermark)
+
+    @available
+    def cdf_read_plan(
+        self, model: str, upstream: Any, target: Any | None, on_gap: str | None
+    ) -> dict[str, Any]:
+        """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
+        try:
+            return change_feed.read_plan(
+                self._history, model, str(upstream), str(target) if target else None, on_gap
+            )
+        except change_feed.ChangeFeedError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+
+    def _history(self, table: str) -> list[tuple[int, str | None]]:
+        _, history = self.execute(f"describe history {table}", fetch=True)
+        return [(int(row["version"]), row["userMetadata"]) for row in history.rows]
 
     def _session_setting(self, key: str) -> str | None:
         _, table = self.execute(f"set {key}", fetch=True)
@@ -102,14 +157,15 @@ class SparkDeltaAdapter(SparkAdapter):
         return AdapterResponse(_message="OK", code=submission_result)
 
     @available
-    def try_execute(self, sql: str) -> dict[str, Any]:
-        """Run one statement and return {"table": agate.Table} or {"error": short message}.
+    def try_execute(self, sql: str, settings: dict[str, str] | None = None) -> dict[str, Any]:
+        """Run one statement (with session `settings` for it alone, as execute_with_settings)
+        and return {"table": agate.Table} or {"error": short message}.
 
         Maintenance operations go on with the next table after a failure and report every
         failure at the end; Jinja cannot catch an exception, so this returns it instead.
         """
         try:
-            _, table = self.execute(sql, fetch=True)
+            _, table = self._execute_with_settings(sql, settings or {}, fetch=True)
         except Exception as exc:  # reported by the caller, table by table, then raised
             return {"error": short_error_message(str(exc))}
         return {"table": table}

@@ -56,7 +56,7 @@ class SessionPythonJobHelper(_ExecPythonJobHelper):
     method = "session"
 
     def session(self) -> Any:
-        from lakehouse.spark import get_or_create_session
+        from dbt.adapters.sparkdelta.session import get_or_create_session
 
         return get_or_create_session()
 

@@ -1,8 +1,0 @@
-{#- A Spark SQL string literal for any text: backslashes and single quotes escaped. -#}
-{% macro sql_string(value) %}
-  {{ return(adapter.dispatch('sql_string', 'lakehouse')(value)) }}
-{% endmacro %}
-
-{% macro default__sql_string(value) %}
-  {{ return("'" ~ (value | string).replace('\\', '\\\\').replace("'", "\\'") ~ "'") }}
-{% endmacro %}

@@ -1,0 +1,112 @@
+"""The embedded session's Spark configuration, the profile it comes from, and the launch-error
+translation, without starting a JVM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dbt.adapters.sparkdelta.session import (
+    SessionSettings,
+    delta_coordinates,
+    delta_version,
+    explain_launch_failure,
+    spark_conf,
+)
+from lakehouse.settings import PROJECT_DIR, profile_output, session_settings
+
+
+def test_delta_jars_follow_the_installed_delta_spark_wheel():
+    version = delta_version()
+    assert delta_coordinates() == [
+        f"io.delta:delta-spark_2.13:{version}",
+        f"io.delta:delta-storage:{version}",
+    ]
+    conf = spark_conf(SessionSettings(home=Path("/x")))
+    assert conf["spark.jars.packages"] == ",".join(delta_coordinates())
+
+
+def test_defaults_suit_a_small_machine_and_keep_state_under_home():
+    conf = spark_conf(SessionSettings(home=Path("/data/lh")))
+    assert conf["spark.master"] == "local[2]"
+    assert conf["spark.sql.shuffle.partitions"] == "4"
+    assert conf["spark.ui.showConsoleProgress"] == "false"
+    assert conf["spark.sql.warehouse.dir"] == "/data/lh/warehouse"
+    assert (
+        "databaseName=/data/lh/metastore_db" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    )
+    assert conf["spark.sql.catalog.spark_catalog"].endswith("DeltaCatalog")
+    assert "spark.jars.repositories" not in conf
+
+
+def test_profile_fields_become_settings(tmp_path):
+    settings = SessionSettings.from_profile(
+        {
+            "session_home": "state",
+            "spark_log_level": "warn",
+            "server_side_parameters": {
+                "spark.sql.shuffle.partitions": 8,
+                "spark.jars.repositories": "",  # empty: unset
+            },
+        },
+        tmp_path,
+    )
+    assert settings.home == tmp_path / "state"
+    conf = spark_conf(settings)
+    assert conf["spark.sql.shuffle.partitions"] == "8"
+    # the partition count sizes the other parallelism settings too
+    assert conf["spark.default.parallelism"] == "8"
+    assert "spark.jars.repositories" not in conf
+    assert "-Dsparkdelta.log.level=warn" in conf["spark.driver.extraJavaOptions"]
+
+
+def test_home_defaults_to_the_project_dir():
+    assert SessionSettings.from_profile({}, "/p").home == Path("/p/.sparkdelta")
+
+
+def test_the_project_profile_maps_its_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_SPARK_MASTER", "local[1]")
+    monkeypatch.setenv("LAKEHOUSE_SHUFFLE_PARTITIONS", "8")
+    monkeypatch.setenv("LAKEHOUSE_MAVEN_REPOSITORIES", "https://mirror.example/maven2")
+    monkeypatch.setenv("LAKEHOUSE_IVY_SETTINGS", "/etc/ivysettings.xml")
+    conf = spark_conf(session_settings())
+    assert conf["spark.master"] == "local[1]"
+    assert conf["spark.sql.shuffle.partitions"] == "8"
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "warehouse")
+    assert conf["spark.jars.repositories"] == "https://mirror.example/maven2"
+    assert conf["spark.jars.ivySettings"] == "/etc/ivysettings.xml"
+    assert "spark.jars.ivy" not in conf
+
+
+def test_the_project_home_defaults_to_dot_lakehouse(monkeypatch):
+    monkeypatch.delenv("LAKEHOUSE_HOME", raising=False)
+    assert session_settings().home == PROJECT_DIR / ".lakehouse"
+    assert profile_output("local")["type"] == "sparkdelta"
+
+
+def test_with_conf_wins():
+    settings = SessionSettings(home=Path("/x")).with_conf({"spark.sql.shuffle.partitions": "1"})
+    assert spark_conf(settings)["spark.sql.shuffle.partitions"] == "1"
+
+
+def test_unresolved_jars_become_one_actionable_line():
+    ivy_output = (
+        ":: UNRESOLVED DEPENDENCIES ::\n:: io.delta#delta-spark_2.13;4.0.1: not found\n"
+        'Exception in thread "main" java.lang.RuntimeException: [unresolved dependency: ...]\n'
+        "\tat org.apache.spark.util.MavenUtils$.resolveMavenCoordinates(MavenUtils.scala:540)\n"
+    )
+    message = explain_launch_failure(ivy_output, "/lh/logs/spark-driver.log")
+    assert "\n" not in message
+    assert all(coordinate in message for coordinate in delta_coordinates())
+    assert "~/.m2/repository" in message and "spark.jars.ivySettings" in message
+    assert "/lh/logs/spark-driver.log" in message
+
+
+def test_missing_java_is_named():
+    message = explain_launch_failure("JAVA_HOME is not set\n", "/log")
+    assert "JDK 17" in message
+
+
+def test_unknown_failure_quotes_the_last_line():
+    message = explain_launch_failure("something odd\nError: bad option --foo\n\n", "/log")
+    assert "Error: bad option --foo" in message

@@ -1,0 +1,190 @@
+"""The embedded Spark session with Delta Lake: the `session` connection method of the adapter.
+
+dbt (through `SparkDeltaConnectionManager.open`), Python models submitted with `session`, and
+any tool of a project that wants the same session (data loaders, tests, benchmarks) get their
+SparkSession from `get_or_create_session`, so the Delta jars, the metastore, the warehouse and
+the tuning are configured once.
+
+Settings come from the profile: `session_home` (metastore, warehouse and logs; a relative path
+is taken from the project directory), `spark_log_level`, and `server_side_parameters` (any
+Spark setting; they override the defaults below, which suit a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+SCALA_BINARY_VERSION = "2.13"
+DEFAULT_HOME = ".sparkdelta"
+_LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+_session_lock = threading.Lock()
+
+
+class DeltaRuntimeUnavailable(RuntimeError):
+    """The JVM could not start with the Delta Lake jars (one short, actionable message)."""
+
+
+def delta_version() -> str:
+    """The Delta version of the JVM jars: always the one of the installed `delta-spark` wheel."""
+    return metadata.version("delta-spark")
+
+
+def delta_coordinates(version: str | None = None) -> list[str]:
+    version = version or delta_version()
+    return [
+        f"io.delta:delta-spark_{SCALA_BINARY_VERSION}:{version}",
+        f"io.delta:delta-storage:{version}",
+    ]
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """Where the embedded session keeps its state, and the Spark settings that override ours."""
+
+    home: Path
+    log_level: str = "error"
+    conf: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_profile(
+        cls, fields: Mapping[str, Any], project_dir: str | os.PathLike | None = None
+    ) -> SessionSettings:
+        """From the profile's `session_home`, `spark_log_level` and `server_side_parameters`."""
+        home = Path(fields.get("session_home") or DEFAULT_HOME).expanduser()
+        if not home.is_absolute():
+            home = Path(project_dir or os.getcwd()) / home
+        parameters = fields.get("server_side_parameters") or {}
+        return cls(
+            home=home.resolve(),
+            log_level=str(fields.get("spark_log_level") or cls.log_level),
+            conf={str(k): str(v) for k, v in parameters.items() if v not in (None, "")},
+        )
+
+    def with_conf(self, extra: Mapping[str, str]) -> SessionSettings:
+        return SessionSettings(self.home, self.log_level, {**self.conf, **extra})
+
+    @property
+    def warehouse_dir(self) -> Path:
+        return self.home / "warehouse"
+
+    @property
+    def metastore_dir(self) -> Path:
+        return self.home / "metastore_db"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def launch_log(self) -> Path:
+        return self.log_dir / "spark-driver.log"
+
+
+def spark_conf(settings: SessionSettings) -> dict[str, str]:
+    """The Spark configuration of the embedded session (pure: no JVM is started)."""
+    java_options = " ".join(
+        [
+            f"-Dlog4j2.configurationFile=file:{_LOG4J_CONFIG}",
+            f"-Dsparkdelta.log.level={settings.log_level}",
+            f"-Dderby.system.home={settings.home}",
+            f"-Dderby.stream.error.file={settings.log_dir / 'derby.log'}",
+        ]
+    )
+    partitions = settings.conf.get("spark.sql.shuffle.partitions", "4")
+    conf = {
+        "spark.master": "local[2]",
+        "spark.app.name": "sparkdelta",
+        "spark.driver.memory": "4g",
+        "spark.driver.extraJavaOptions": java_options,
+        # Delta Lake, resolved by Maven coordinates (local ~/.m2, a mirror, or Ivy settings).
+        "spark.jars.packages": ",".join(delta_coordinates()),
+        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+        # A persistent Hive metastore (embedded Derby) and warehouse, so tables survive runs.
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(settings.warehouse_dir),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={settings.metastore_dir};create=true"
+        ),
+        # Small machine: few partitions, no UI, no progress bar.
+        "spark.sql.shuffle.partitions": partitions,
+        "spark.default.parallelism": partitions,
+        "spark.databricks.delta.snapshotPartitions": partitions,
+        # VACUUM lists the table directory with this many tasks (default 10000: minutes here).
+        "spark.sql.sources.parallelPartitionDiscovery.parallelism": partitions,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    conf.update(settings.conf)
+    return conf
+
+
+def explain_launch_failure(launch_log: str, log_path: Path | str) -> str:
+    """Turn the JVM's launch output into one actionable sentence (pure, for unit tests)."""
+    coordinates = " and ".join(delta_coordinates())
+    if re.search(r"unresolved dependency|not found|Error downloading", launch_log):
+        return (
+            f"The Delta Lake jars {coordinates} could not be resolved. Provide them through the "
+            "local Maven repository (~/.m2/repository), a Maven mirror (Spark setting "
+            "spark.jars.repositories=<url>[,<url>]) or an Ivy settings file "
+            f"(spark.jars.ivySettings=<file>). Resolver output: {log_path}"
+        )
+    if re.search(r"JAVA_HOME|java: (command )?not found|No such file or directory", launch_log):
+        return f"Spark could not start Java: install a JDK 17 or set JAVA_HOME. Log: {log_path}"
+    last_line = next(
+        (line for line in reversed(launch_log.splitlines()) if line.strip()), "no output"
+    )
+    return f"Spark could not start ({last_line.strip()}). Log: {log_path}"
+
+
+def active_session() -> SparkSession | None:
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() or SparkSession._instantiatedSession
+
+
+def get_or_create_session(settings: SessionSettings | None = None) -> SparkSession:
+    """Return this process's SparkSession, starting the JVM with Delta on first use.
+
+    The JVM's stdout/stderr (Ivy resolution, log4j, Derby) go to a log file under the
+    session home, so dbt's output stays readable.
+    """
+    with _session_lock:
+        session = active_session()
+        if session is not None:
+            return session
+        return _launch(settings or SessionSettings.from_profile({}))
+
+
+def _launch(settings: SessionSettings) -> SparkSession:
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    settings.log_dir.mkdir(parents=True, exist_ok=True)
+    conf = SparkConf(loadDefaults=False).setAll(list(spark_conf(settings).items()))
+    log_path = settings.launch_log
+    start = log_path.stat().st_size if log_path.exists() else 0
+    with open(log_path, "ab") as log:
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+        except Exception as exc:
+            launch_output = log_path.read_bytes()[start:].decode("utf-8", "replace")
+            raise DeltaRuntimeUnavailable(explain_launch_failure(launch_output, log_path)) from exc
+    SparkContext(conf=conf, gateway=gateway)
+    # PySpark logs every failed statement with its JVM stack trace; the caller (dbt) already
+    # reports the error, so keep the terminal readable.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+    return SparkSession.builder.enableHiveSupport().getOrCreate()

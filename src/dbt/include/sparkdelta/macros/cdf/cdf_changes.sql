@@ -1,0 +1,46 @@
+{#-
+  The change rows of an upstream Delta table for a model with incremental_strategy='cdf':
+  use it as a table, `select ... from {{ cdf_changes(ref('upstream')) }}`, and keep the columns
+  _change_type, _commit_version and _cdf_watermark in the model's result.
+
+  What is read is decided by the adapter (adapter.cdf_read_plan, the same rule Python models
+  follow through ChangeFeed): the end version is pinned when the model compiles; after a
+  watermark, Delta's table_changes(upstream, watermark + 1, end) (no rows when the upstream has
+  no new version); without one (first run, --full-refresh), the upstream as of the end version
+  as 'snapshot' rows. When the upstream's history no longer reaches back to the watermark: an
+  error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
+-#}
+{% macro cdf_changes(upstream) %}
+  {%- if not execute or load_relation(upstream) is none -%}
+    {#-- parsing, linting, compiling before the upstream is built: the shape only --#}
+    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': 0})) }}
+  {%- endif -%}
+  {%- set target = this if is_incremental() else none -%}
+  {{ return(_cdf_rows_sql(upstream,
+      adapter.cdf_read_plan(model.name, upstream, target, config.get('cdf_on_gap')))) }}
+{% endmacro %}
+
+
+{% macro _cdf_rows_sql(upstream, plan) -%}
+  {%- set watermark = sql_string(tojson({plan.table: plan.end})) ~ " as _cdf_watermark" -%}
+  {%- if plan.kind == 'changes' -%}
+(select *, {{ watermark }} from table_changes({{ sql_string(plan.table) }}, {{ plan.start }}, {{ plan.end }}))
+  {%- elif plan.kind == 'snapshot' -%}
+(select
+    *,
+    'snapshot' as _change_type,
+    cast({{ plan.end }} as bigint) as _commit_version,
+    cast(null as timestamp) as _commit_timestamp,
+    {{ watermark }}
+from {{ upstream }} version as of {{ plan.end }})
+  {%- else -%}
+(select
+    *,
+    cast(null as string) as _change_type,
+    cast(null as bigint) as _commit_version,
+    cast(null as timestamp) as _commit_timestamp,
+    {{ watermark }}
+from {{ upstream }}
+where false)
+  {%- endif -%}
+{%- endmacro %}

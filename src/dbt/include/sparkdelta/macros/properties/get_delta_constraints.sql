@@ -1,0 +1,44 @@
+{#-
+  NOT NULL and CHECK constraints declared with dbt's `constraints` (on the model or its
+  columns), as {name: boolean SQL expression}. A NOT NULL constraint becomes the CHECK
+  `<column> is not null`: Delta refuses to make an existing nullable column NOT NULL and a CTAS
+  cannot declare column nullability, while a CHECK constraint can be in the first commit and be
+  added or dropped later. Constraint types Delta does not enforce are a compile error.
+-#}
+{% macro get_delta_constraints(model_node) %}
+  {%- set found = {} -%}
+  {%- set declared = [] -%}
+  {%- for constraint in model_node.get('constraints') or [] -%}
+    {%- do declared.append((none, constraint)) -%}
+  {%- endfor -%}
+  {%- for column_name, column in (model_node.get('columns') or {}).items() -%}
+    {%- for constraint in column.get('constraints') or [] -%}
+      {%- do declared.append((column_name, constraint)) -%}
+    {%- endfor -%}
+  {%- endfor -%}
+
+  {%- for column_name, constraint in declared -%}
+    {%- set kind = constraint.get('type') -%}
+    {%- if kind == 'not_null' -%}
+      {%- set columns = [column_name] if column_name else (constraint.get('columns') or []) -%}
+      {%- for name in columns -%}
+        {%- set quoted = safe_identifier(name, 'not_null column of ' ~ model_node.unique_id) -%}
+        {%- do found.update({(constraint.get('name') or name ~ '_not_null'): quoted ~ ' is not null'}) -%}
+      {%- endfor -%}
+    {%- elif kind == 'check' -%}
+      {%- if not constraint.get('expression') -%}
+        {{ exceptions.raise_compiler_error(
+            "Model " ~ model_node.unique_id ~ ": a check constraint needs an `expression`.") }}
+      {%- endif -%}
+      {%- set name = constraint.get('name') or 'check_' ~ local_md5(constraint.get('expression'))[:8] -%}
+      {%- do safe_identifier(name, 'constraint name of ' ~ model_node.unique_id) -%}
+      {%- do found.update({name: constraint.get('expression')}) -%}
+    {%- else -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model_node.unique_id ~ ": `" ~ kind ~ "` constraints are not enforced by "
+          ~ "open-source Delta Lake. Use a data test instead (unique, relationships), or a "
+          ~ "not_null / check constraint.") }}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found) }}
+{% endmacro %}

@@ -1,0 +1,21 @@
+{#-
+  CREATE OR REPLACE TABLE ... USING delta AS SELECT for a model: layout (CLUSTER BY or
+  PARTITIONED BY), location, comment and every property, feature and constraint in one atomic
+  commit (pure: returns text).
+-#}
+{% macro get_create_delta_table_as_sql(relation, sql) -%}
+  {%- do validate_delta_model_config() -%}
+  {%- set contract_config = config.get('contract') -%}
+  {%- if contract_config and contract_config.enforced -%}
+    {{ get_assert_columns_equivalent(sql) }}
+    {%- set sql = get_select_subquery(sql) -%}
+  {%- endif -%}
+  create or replace table {{ relation }}
+  using delta
+  {{ get_delta_layout_sql() }}
+  {{ location_clause() }}
+  {{ comment_clause() }}
+  {{ get_tblproperties_sql(get_delta_table_properties()) }}
+  as
+  {{ sql }}
+{%- endmacro %}

@@ -1,0 +1,10 @@
+{#-
+  Called by the table materialization right after the table is created. Constraints are part of
+  the Delta DDL (see get_delta_table_properties) and reconciled on incremental runs, so
+  dbt-spark's ALTER ... ADD CONSTRAINT is not wanted; column defaults are set here.
+-#}
+{% macro sparkdelta__persist_constraints(relation, model) %}
+  {%- if config.get('file_format', 'delta') == 'delta' -%}
+    {%- do apply_column_defaults(relation, created=true) -%}
+  {%- endif -%}
+{% endmacro %}

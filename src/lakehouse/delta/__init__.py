@@ -1,0 +1,1 @@
+"""Delta tooling that reads tables by their transaction log: inspector, conformance, audit."""

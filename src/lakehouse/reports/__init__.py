@@ -1,0 +1,1 @@
+"""Generated report sections (README, docs/) rendered from recorded results."""
