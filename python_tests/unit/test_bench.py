@@ -1,4 +1,4 @@
-"""The benchmark's pure logic: statistics, targets, Markdown and README rendering, data plans."""
+"""The benchmark's pure logic: statistics, targets, Markdown rendering, data plans."""
 
 from __future__ import annotations
 
@@ -121,25 +121,12 @@ def test_markdown_names_machine_and_targets():
     assert text.count("✅") == 4 and text.count("❌") == 1  # the CDF ratio, 30%
 
 
-def test_readme_section_is_replaced_between_the_markers():
-    readme = f"intro\n{report.START}\nold figures\n{report.END}\noutro\n"
-    rendered = report.render_readme(readme, _results())
-    assert rendered.startswith(f"intro\n{report.START}\nBenchmark of 2026-11-22 10:00 UTC")
-    assert "old figures" not in rendered
-    assert rendered.endswith(
-        f"![time against table size](docs/bench/results.png)\n{report.END}\noutro\n"
+def test_committed_report_matches_the_committed_results():
+    results = json.loads((report.OUT_DIR / "results.json").read_text())
+    committed = (report.OUT_DIR / "results.md").read_text()
+    assert committed == report.render_markdown(results) + "\n", (
+        "run python -m lakehouse.bench.report"
     )
-    with pytest.raises(ValueError):
-        report.render_readme("no markers", _results())
-
-
-def test_readme_matches_the_committed_results():
-    results_file = report.OUT_DIR / "results.json"
-    if not results_file.exists():
-        pytest.skip("no benchmark results committed yet")
-    results = json.loads(results_file.read_text())
-    readme = report.README.read_text()
-    assert report.render_readme(readme, results) == readme, "run python -m lakehouse.bench.report"
 
 
 def test_change_batches_touch_existing_keys_and_advance_the_key_ranges():

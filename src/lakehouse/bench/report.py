@@ -1,8 +1,10 @@
-"""Benchmark figures: statistics, targets, the Markdown table, the plot, the README section.
+"""Benchmark figures: statistics, targets, the Markdown table and the plot.
 
 Pure functions over the results dictionary that `lakehouse.bench.run` writes to
 `docs/bench/results.json` (only the plot needs matplotlib), so they are unit-tested without
-Spark and the README can be regenerated from a results file: `python -m lakehouse.bench.report`.
+Spark, and `docs/bench/results.md` and `results.png` can be regenerated from a results file:
+`python -m lakehouse.bench.report`. Only measured figures are rendered; what limits a target
+is explained by hand in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -14,12 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakehouse.reports.sections import replace_section
+from lakehouse.settings import PROJECT_DIR
 
-PROJECT_DIR = Path(__file__).resolve().parents[3]
 OUT_DIR = PROJECT_DIR / "docs" / "bench"
-README = PROJECT_DIR / "README.md"
-START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 GIB = 1024**3
 
 
@@ -88,7 +87,6 @@ class Target:
     key: str
     text: str
     limit: float
-    why_missed: str  # what limits it, shown when the target is missed
 
 
 TARGETS = [
@@ -96,47 +94,26 @@ TARGETS = [
         "incremental_ratio",
         "incremental run with a 1% change ≤ 15% of the full refresh",
         0.15,
-        "the change batch updates and deletes lines picked uniformly from the whole table, so "
-        "every file of the silver table holds a changed row; Delta's MERGE materializes its "
-        "source, then reads every touched file twice, to find the matches and to write the "
-        "deletion vectors, new rows and change feed (`merge_metrics` in results.json: "
-        "materializeSourceTimeMs, scanTimeMs, rewriteTimeMs), so it costs a good part of a "
-        "rebuild; dbt's fixed cost per run comes on top. Changes that concentrate on recent "
-        "orders, on a table clustered by them, would touch few files",
     ),
     Target(
         "cdf_ratio",
         "CDF-maintained aggregate ≤ 20% of a full recompute",
         0.20,
-        "the status updates of a 1% batch hit orders of every order date, and the model "
-        "recomputes each touched date from the full silver tables before MERGEing it: it does "
-        "a full recompute's work plus reading both change feeds and the MERGE. Following the "
-        "size of the change needs an additive aggregate (subtract the touched orders' old "
-        "contribution, add their new one, per date) that also skips most files; a first try "
-        "that still scanned the silver tables twice measured slower and was reverted",
     ),
     Target(
         "files_read_fraction",
         "clustered selective query reads ≤ 10% of the files after OPTIMIZE",
         0.10,
-        "OPTIMIZE writes files up to the target size (LAKEHOUSE_BENCH_FILE_SIZE_MB); a table "
-        "of a few such files leaves data skipping little to skip, and a range that straddles "
-        "two files reads both",
     ),
     Target(
         "dbt_overhead",
         "dbt overhead ≤ 1.3× the same SQL run directly",
         1.3,
-        "dbt's fixed cost per invocation and per model (parsing, the project's hooks, relation "
-        "cache and metadata queries) does not shrink with the data, so it weighs most on small "
-        "tables",
     ),
     Target(
         "peak_memory",
         "peak memory of the run (Python + JVM) under 8 GiB",
         8 * GIB,
-        "the JVM (heap LAKEHOUSE_DRIVER_MEMORY plus off-heap) and the Python process together "
-        "exceed the budget",
     ),
 ]
 
@@ -190,9 +167,7 @@ def evaluate_targets(results: dict) -> list[dict]:
                 by = f"{(value - target.limit) * 100:.1f} percentage points"
             entry.update(
                 met=False,
-                verdict=(
-                    f"missed by {by}: {_format_value(target.key, value)}; {target.why_missed}"
-                ),
+                verdict=f"missed by {by}: {_format_value(target.key, value)}",
             )
         verdicts.append(entry)
     return verdicts
@@ -288,12 +263,6 @@ def render_markdown(results: dict) -> str:
     return "\n".join(lines)
 
 
-def render_readme(readme: str, results: dict) -> str:
-    """README.md with the benchmark section between the bench markers replaced."""
-    body = f"{render_markdown(results)}\n\n![time against table size](docs/bench/results.png)"
-    return replace_section(readme, START, END, body)
-
-
 def plot(results: dict, path: Path) -> None:
     """results.png: per scenario, time (median, min–max bars) against table size."""
     import matplotlib
@@ -371,11 +340,10 @@ def write_outputs(results: dict, out_dir: Path = OUT_DIR) -> None:
 
 
 def main() -> int:
-    """Re-render results.md, results.png and the README section from results.json."""
+    """Re-render results.md and results.png from results.json."""
     results = json.loads((OUT_DIR / "results.json").read_text())
     write_outputs(results)
-    README.write_text(render_readme(README.read_text(), results))
-    print(f"README.md benchmark section updated from {OUT_DIR / 'results.json'}")
+    print(f"docs/bench/results.md and results.png rendered from {OUT_DIR / 'results.json'}")
     return 0
 
 

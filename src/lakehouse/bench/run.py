@@ -1,4 +1,4 @@
-"""`make bench`: time the pipeline's scenarios at several scales, write docs/bench/ and README.
+"""`make bench`: time the pipeline's scenarios at several scales, write docs/bench/.
 
 Everything runs in this process on one SparkSession (the `local` target's), and dbt is
 invoked in-process (lakehouse.dbt_runner), so every dbt run and every direct `spark.sql` shares
@@ -8,7 +8,6 @@ the JVM. Each scale gets its own throw-away schemas. Settings (environment):
 - `LAKEHOUSE_BENCH_REPEATS`: repetitions per scale (default 3); `LAKEHOUSE_BENCH_REPEATS_LARGE`
   for scales of 2 million order lines and more (default 2)
 - `LAKEHOUSE_BENCH_FILE_SIZE_MB`: the target file size of OPTIMIZE (default 4)
-- `LAKEHOUSE_BENCH_README`: `0` leaves README.md alone (default 1: render the section)
 """
 
 from __future__ import annotations
@@ -476,9 +475,6 @@ def main() -> int:
     }
     out_dir = Path(os.environ.get("LAKEHOUSE_BENCH_OUT") or report.OUT_DIR)
     report.write_outputs(results, out_dir)
-    if os.environ.get("LAKEHOUSE_BENCH_README", "1") != "0":
-        readme = project_dir / "README.md"
-        readme.write_text(report.render_readme(readme.read_text(), results))
     print(report.render_markdown(results))
     return 0
 

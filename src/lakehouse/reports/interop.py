@@ -1,8 +1,10 @@
-"""The README's interoperability table, rendered from the results the interop tests record.
+"""The interoperability table of docs/interop.md, rendered from the interop tests' results.
 
-`python_tests/integration/test_delta_interop.py` writes `docs/interop.json`; `make interop`
-(or `python -m lakehouse.interop`) renders it between the README's interop markers, and a unit
-test fails when the README and the results disagree.
+`python_tests/integration/test_delta_interop.py` records what delta-rs read in
+`target/interop.json` and fails when that differs from the committed `docs/interop.json`.
+`make interop` runs it, then `python -m lakehouse.reports.interop` copies the recorded results
+to `docs/interop.json` and renders them between the markers of `docs/interop.md`; a unit test
+fails when the page and the results disagree.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from lakehouse.reports.sections import replace_section
 from lakehouse.settings import PROJECT_DIR
 
 START, END = "<!-- interop:start -->", "<!-- interop:end -->"
+RECORDED = PROJECT_DIR / "target" / "interop.json"
 RESULTS = PROJECT_DIR / "docs" / "interop.json"
-README = PROJECT_DIR / "README.md"
+PAGE = PROJECT_DIR / "docs" / "interop.md"
 CHECKS = ("latest", "latest_sql", "time_travel", "change_data_feed")
 
 
@@ -27,7 +30,7 @@ def render_table(results: dict) -> str:
     engines = results["engines"]
     lines = [
         f"Read by {engines['reader']} and compared with {engines['reference']} "
-        f"(generated from `docs/interop.json` by the interop tests; do not edit by hand).",
+        f"(generated from `docs/interop.json` by `make interop`; do not edit by hand).",
         "",
         "| table | Delta features (protocol) | latest: `to_pyarrow_table` | latest: SQL "
         "(`QueryBuilder`) | time travel (SQL, one version back) | change data feed (`load_cdf`) |",
@@ -41,14 +44,15 @@ def render_table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def render_readme(readme: str, results: dict) -> str:
-    return replace_section(readme, START, END, render_table(results))
+def render_page(page: str, results: dict) -> str:
+    return replace_section(page, START, END, render_table(results))
 
 
 def main() -> int:
-    results = json.loads(RESULTS.read_text())
-    README.write_text(render_readme(README.read_text(), results))
-    print(f"README.md interoperability table updated from {RESULTS.relative_to(PROJECT_DIR)}")
+    results = json.loads(RECORDED.read_text())
+    RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    PAGE.write_text(render_page(PAGE.read_text(), results))
+    print(f"docs/interop.json and docs/interop.md updated from {RECORDED}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The README's interoperability table is generated from the interop tests' results."""
+"""docs/interop.md's interoperability table is generated from the interop tests' results."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lakehouse.reports.interop import README, RESULTS, render_readme, render_table
+from lakehouse.reports.interop import PAGE, RESULTS, render_page, render_table
 
 RESULTS_EXAMPLE = {
     "engines": {"reference": "Spark", "reader": "delta-rs"},
@@ -38,23 +38,21 @@ def test_render_table_has_one_row_per_table_in_order():
     ]
 
 
-def test_render_readme_replaces_only_between_the_markers():
+def test_render_page_replaces_only_between_the_markers():
     readme = "intro\n<!-- interop:start -->\nold\n<!-- interop:end -->\noutro\n"
-    rendered = render_readme(readme, RESULTS_EXAMPLE)
+    rendered = render_page(readme, RESULTS_EXAMPLE)
     assert rendered.startswith("intro\n<!-- interop:start -->\n")
     assert rendered.endswith("<!-- interop:end -->\noutro\n")
     assert "old" not in rendered
-    assert render_readme(rendered, RESULTS_EXAMPLE) == rendered
+    assert render_page(rendered, RESULTS_EXAMPLE) == rendered
 
 
-def test_render_readme_without_markers_is_an_error():
+def test_render_page_without_markers_is_an_error():
     with pytest.raises(ValueError, match="interop:start"):
-        render_readme("no markers", RESULTS_EXAMPLE)
+        render_page("no markers", RESULTS_EXAMPLE)
 
 
-def test_readme_table_matches_the_recorded_results():
+def test_page_table_matches_the_committed_results():
     results = json.loads(RESULTS.read_text())
-    readme = README.read_text()
-    assert render_readme(readme, results) == readme, (
-        "run `make interop` (or python -m lakehouse.interop)"
-    )
+    page = PAGE.read_text()
+    assert render_page(page, results) == page, "run `make interop`"
