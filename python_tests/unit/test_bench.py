@@ -92,13 +92,12 @@ def test_targets_are_judged_at_the_largest_scale():
     assert verdicts["peak_memory"]["met"] is True
 
 
-def test_a_missed_target_says_by_how_much_and_why():
+def test_a_missed_target_says_by_how_much():
     results = _results(incremental=(2.2, 2.0, 2.4))
     verdicts = {v["key"]: v for v in report.evaluate_targets(results)}
     incremental = verdicts["incremental_ratio"]
     assert incremental["met"] is False
-    assert incremental["verdict"].startswith("missed by 7.0 percentage points: 22.0%;")
-    assert "MERGE" in incremental["verdict"]
+    assert incremental["verdict"] == "missed by 7.0 percentage points: 22.0%"
     overhead = verdicts["dbt_overhead"]
     assert overhead["met"] is True  # 1.3x exactly: at the limit is met
 
