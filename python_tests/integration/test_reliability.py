@@ -8,7 +8,7 @@ process, so writers are threads of the pytest JVM sharing its SparkSession (each
 own Delta transaction, the same conflict detection as across processes) and, in the endpoint
 class, separate `dbt` processes that are clients of one Spark Thrift endpoint. Crashes are
 separate processes (their own JVM and LAKEHOUSE_HOME: Derby admits one process per home) that
-SIGKILL themselves and their JVM at named points (lakehouse.faults).
+SIGKILL themselves and their JVM at named points (the adapter's faults.py).
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ _STATEMENT = re.compile(
     re.I,
 )
 # Statements that are safe to run again after a data conflict: Delta re-plans them against
-# the new snapshot, so a retry equals running after the other writer (see lakehouse.retry).
+# the new snapshot, so a retry equals running after the other writer (see retry.py).
 RETRIED_VERBS = ("merge", "insert into", "optimize")
 
 
