@@ -69,7 +69,7 @@ class TestFeaturesAndProperties:
         p.model("bad_feature", model_sql("delta_features=['timeTravelTurbo']"))
         result = p.dbt("run", "-s", "bad_feature", expect_success=False)
         message = str(result.result[0].message)
-        assert "model.lakehouse.bad_feature" in message and "timeTravelTurbo" in message
+        assert "model.scratch.bad_feature" in message and "timeTravelTurbo" in message
         assert p.rows(f"show tables in {p.schema} like 'bad_feature'") == []
 
 
@@ -146,7 +146,7 @@ models:
         p.model("pk", model_sql("unique_key='id'"))
         result = p.dbt("run", "-s", "pk", expect_success=False)
         message = str(result.result[0].message)
-        assert "model.lakehouse.pk" in message and "primary_key" in message
+        assert "model.scratch.pk" in message and "primary_key" in message
 
 
 def column_defaults(project, name: str) -> dict[str, str]:
@@ -220,7 +220,7 @@ class TestColumnDefaults:
         p.model("bad_default", model_sql(f"materialized='table', column_defaults={defaults}"))
         result = p.dbt("run", "-s", "bad_default", expect_success=False)
         message = str(result.result[0].message)
-        assert "model.lakehouse.bad_default" in message and fragment in message
+        assert "model.scratch.bad_default" in message and fragment in message
 
 
 class TestLayout:
@@ -238,7 +238,7 @@ class TestLayout:
         p.model("both", model_sql("partition_by='name', liquid_clustered_by=['id']"))
         result = p.dbt("run", "-s", "both", expect_success=False)
         message = str(result.result[0].message)
-        assert "model.lakehouse.both" in message and "partition_by" in message
+        assert "model.scratch.both" in message and "partition_by" in message
 
     @pytest.mark.parametrize("option", ["identity_columns", "generated_columns"])
     def test_identity_and_generated_columns_fail_early(self, scratch_project, option):

@@ -276,7 +276,7 @@ class TestProvenance:
             invocations.append(run_results["metadata"]["invocation_id"])
         history = sorted(p.history("tagged"), key=lambda r: r.version)
         tags = [json.loads(r.userMetadata) for r in history]
-        assert {t["dbt_node"] for t in tags} == {"model.lakehouse.tagged"}
+        assert {t["dbt_node"] for t in tags} == {"model.scratch.tagged"}
         assert {t["dbt_target"] for t in tags} == {"local"}
         assert tags[0]["dbt_invocation_id"] == invocations[0]
         assert tags[-1]["dbt_invocation_id"] == invocations[1]
