@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +13,17 @@ from lakehouse.dbt_runner import DbtFailed, DbtRunner, environment
 from lakehouse.shop.bronze import load_batches
 from lakehouse.shop.generator import ShopGenerator
 from python_tests.conftest import PROJECT_DIR, unique_schema
+
+
+@dataclass
+class OperationResult:
+    success: bool
+    error: str  # what dbt reported (run results do not carry a run-operation's error)
+    log: str  # what the operation logged
+
+    @property
+    def said(self) -> str:
+        return f"{self.log}\n{self.error}"
 
 
 @dataclass
@@ -45,6 +57,24 @@ class DbtProject:
             return self.runner.invoke(*args, expect_success=expect_success)
         except DbtFailed as exc:
             raise AssertionError(str(exc)) from None
+
+    def run_operation(self, name: str, args: dict) -> OperationResult:
+        """One run-operation: whether it succeeded, its error and everything it logged."""
+        errors: list[str] = []
+        logged: list[str] = []
+
+        def collect(event) -> None:
+            if event.info.name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
+                errors.append(event.data.exc)
+            elif event.info.name in ("JinjaLogInfo", "JinjaLogWarning"):
+                logged.append(event.info.msg)
+
+        result = self.runner.invoke(
+            "run-operation", name, "--args", json.dumps(args),
+            expect_success=False, callbacks=[collect],
+        )  # fmt: skip
+        error = " ".join(errors) or str(result.exception or "")
+        return OperationResult(result.success, error, "\n".join(logged))
 
     def load_bronze(self, through: int) -> None:
         generator = ShopGenerator(orders=self.orders, seed=7)

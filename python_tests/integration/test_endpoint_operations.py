@@ -9,22 +9,19 @@ so it never meets the pytest session's embedded Spark.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
 
 import pytest
-from dbt.cli.main import dbtRunner
 
 from lakehouse import endpoint
+from lakehouse.dbt_runner import environment
 from python_tests.conftest import (
     _SKIP_REASON,
-    PROJECT_DIR,
     _delta_unavailable,
     free_port,
     unique_schema,
 )
-from python_tests.integration.conftest import DbtProject, _env
+from python_tests.integration.conftest import DbtProject
 
 pytestmark = pytest.mark.endpoint
 
@@ -38,7 +35,7 @@ def running_endpoint(tmp_path_factory):
         "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
         "LAKEHOUSE_DRIVER_MEMORY": "1g",
     }
-    with _env(**env):
+    with environment(env):
         settings = endpoint.EndpointSettings.from_env()
     try:
         endpoint.start(settings, timeout=300)
@@ -76,45 +73,19 @@ def project(running_endpoint, connect_session, tmp_path_factory):
         "LAKEHOUSE_SPARK_CONNECT_URL": running_endpoint.connect_url,
         "LAKEHOUSE_THREADS": "1",
     }
-    with _env(**thrift):
+    with environment(thrift):
         project.load_bronze(through=0)
         project.dbt("build")
         yield project
 
 
-@dataclass
-class OperationResult:
-    success: bool
-    error: str  # what dbt reported (run results do not carry a run-operation's error)
-
-
 def operation(project: DbtProject, name: str, args: dict, expect_success: bool = True):
-    errors: list[str] = []
-
-    def collect(event) -> None:
-        if event.info.name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
-            errors.append(event.data.exc)
-
-    with _env(LAKEHOUSE_SCHEMA=project.schema, LAKEHOUSE_BRONZE_SCHEMA=project.bronze_schema):
-        result = dbtRunner(callbacks=[collect]).invoke(
-            [
-                "run-operation", name, "--args", json.dumps(args),
-                "--project-dir", str(PROJECT_DIR),
-                "--profiles-dir", str(PROJECT_DIR),
-                "--target-path", str(project.work_dir / "target"),
-                "--log-path", str(project.work_dir / "logs"),
-            ]
-        )  # fmt: skip
-    outcome = OperationResult(result.success, " ".join(errors) or str(result.exception or ""))
+    outcome = project.run_operation(name, args)
     if expect_success:
         assert outcome.success, f"run-operation {name} {args} failed: {outcome.error}"
     else:
         assert not outcome.success, f"run-operation {name} {args} succeeded"
     return outcome
-
-
-def failure(result: OperationResult) -> str:
-    return result.error
 
 
 def version(project: DbtProject, table: str) -> int:
@@ -174,7 +145,7 @@ class TestOptimize:
             expect_success=False,
         )  # fmt: skip
         assert not result.success
-        assert "not a partition column" in failure(result)
+        assert "not a partition column" in result.error
         assert version(project, "events_where") == before
 
 
@@ -211,7 +182,7 @@ class TestVacuum:
             project, "vacuum", {"pattern": "vacuum_me", "retain_hours": 0, "dry_run": False},
             expect_success=False,
         )  # fmt: skip
-        assert "delta.deletedFileRetentionDuration" in failure(result)
+        assert "delta.deletedFileRetentionDuration" in result.error
         assert "VACUUM START" not in {h.operation for h in project.history("vacuum_me")}
         assert rows_read_from_files(project, "vacuum_me", "version as of 1") == 2
 
@@ -238,7 +209,7 @@ class TestVacuum:
                 {"table": f"{project.schema}.vacuum_me", "version": 1, "confirm": confirm},
                 expect_success=False,
             )  # fmt: skip
-            assert "removed by VACUUM" in failure(result)
+            assert "removed by VACUUM" in result.error
 
 
 class TestReportsAndReorg:
@@ -322,7 +293,7 @@ class TestCloneAndRestore:
         refused = operation(
             project, "clone", {"source": source, "target": target}, expect_success=False
         )
-        assert "replace: true" in failure(refused)
+        assert "replace: true" in refused.error
         assert project.count("versioned_v1") == 2
         operation(project, "clone", {"source": source, "target": target, "replace": True})
         assert project.count("versioned_v1") == 6
@@ -401,7 +372,7 @@ class TestArgumentsCannotInject:
         before = version(project, "fct_orders")
         result = operation(project, name, args, expect_success=False)
         assert not result.success
-        assert "Invalid" in failure(result)
+        assert "Invalid" in result.error
         assert version(project, "fct_orders") == before
         assert project.count("fct_orders") > 0
 

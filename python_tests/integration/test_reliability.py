@@ -23,12 +23,12 @@ import time
 from pathlib import Path
 
 import pytest
-from dbt.cli.main import dbtRunner
 
 from dbt.adapters.sparkdelta import retry
+from lakehouse.dbt_runner import environment
 from lakehouse.delta.log import DeltaLog
 from python_tests.conftest import PROJECT_DIR, RELIABILITY, unique_schema
-from python_tests.integration.conftest import DbtProject, _env
+from python_tests.integration.conftest import DbtProject
 
 VENV_BIN = Path(sys.executable).parent
 
@@ -563,25 +563,8 @@ class TestCrashes:
 
 def run_operation(project: DbtProject, name: str, args: dict) -> tuple[bool, str]:
     """(success, everything dbt said: log lines and the error) of one run-operation."""
-    said: list[str] = []
-
-    def collect(event) -> None:
-        if event.info.name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
-            said.append(event.data.exc)
-        elif event.info.name in ("JinjaLogInfo", "JinjaLogWarning"):
-            said.append(event.info.msg)
-
-    with _env(LAKEHOUSE_SCHEMA=project.schema):
-        result = dbtRunner(callbacks=[collect]).invoke(
-            [
-                "run-operation", name, "--args", json.dumps(args),
-                "--project-dir", str(project.project_dir),
-                "--profiles-dir", str(PROJECT_DIR),
-                "--target-path", str(project.work_dir / "target"),
-                "--log-path", str(project.work_dir / "logs"),
-            ]
-        )  # fmt: skip
-    return result.success, "\n".join(said) + str(result.exception or "")
+    outcome = project.run_operation(name, args)
+    return outcome.success, outcome.said
 
 
 INJECTIONS = [
@@ -725,7 +708,7 @@ def thrift(tmp_path_factory):
         "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
         "LAKEHOUSE_DRIVER_MEMORY": "2g",
     }
-    with _env(**env):
+    with environment(env):
         settings = endpoint.EndpointSettings.from_env()
     endpoint.start(settings, timeout=400)
     yield settings

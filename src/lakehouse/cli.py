@@ -176,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except DeltaRuntimeUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        # the adapter names Spark's settings; this project sets them through its environment
+        hint = "In this project: LAKEHOUSE_MAVEN_REPOSITORIES, LAKEHOUSE_IVY_SETTINGS."
+        print(f"error: {exc} {hint}", file=sys.stderr)
         return 2
 
 

@@ -64,7 +64,10 @@ class DbtRunner:
     def target_dir(self) -> Path:
         return (self.work_dir or self.project_dir) / "target"
 
-    def invoke(self, *args: str, expect_success: bool = True) -> dbtRunnerResult:
+    def invoke(
+        self, *args: str, expect_success: bool = True, callbacks: list | None = None
+    ) -> dbtRunnerResult:
+        """Run dbt with `args`; `callbacks` receive dbt's events (as dbtRunner's)."""
         options = ["--project-dir", str(self.project_dir), "--profiles-dir", str(self.profiles_dir)]
         if self.work_dir is not None:
             options += ["--target-path", str(self.target_dir)]
@@ -73,7 +76,7 @@ class DbtRunner:
             options.append("--quiet")
         schemas = {"LAKEHOUSE_SCHEMA": self.schema, "LAKEHOUSE_BRONZE_SCHEMA": self.bronze_schema}
         with environment({key: value for key, value in schemas.items() if value}):
-            result = dbtRunner().invoke([*args, *options])
+            result = dbtRunner(callbacks=callbacks or []).invoke([*args, *options])
         if expect_success and not result.success:
             raise DbtFailed(f"dbt {' '.join(args)} failed: {failures(result)}")
         return result

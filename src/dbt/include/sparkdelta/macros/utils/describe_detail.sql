@@ -4,7 +4,7 @@
   A failure raises, or with raise_on_error=false comes back as {'error': short message} (a
   maintenance operation reports it and goes on with the next table).
 -#}
-{% macro describe_detail(relation) %}
+{% macro describe_detail(relation, raise_on_error=true) %}
   {%- if raise_on_error -%}
     {%- set table = run_query('describe detail ' ~ relation) -%}
   {%- else -%}
