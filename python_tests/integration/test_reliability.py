@@ -589,9 +589,10 @@ INJECTIONS = [
 
 
 @pytest.fixture(scope="class")
-def guarded(scratch_project):
-    """A Delta table with history, a rewritten version and a table feature."""
-    p = scratch_project
+def guarded(dbt_project):
+    """A Delta table with history, a rewritten version and a table feature, in the schema of
+    the project whose operations are tried on it."""
+    p = dbt_project
     p.spark.sql(f"create schema if not exists `{p.schema}`")
     table = p.relation("guarded")
     p.spark.sql(f"create or replace table {table} (id int, p string) using delta")
