@@ -3,31 +3,83 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import pytest
 
 from dbt.adapters.sparkdelta.change_feed import (
     WATERMARK_KEY,
     ChangeFeedError,
-    latest_watermark,
+    Commit,
+    check_not_restored,
     parse_watermark,
     plan_read,
+    processed_watermark,
     read_plan,
     watermark_metadata,
 )
 
 
+def commits(*rows) -> list[Commit]:
+    """(version, userMetadata[, operation[, parameters]]) -> history."""
+    return [Commit(*row) for row in rows]
+
+
 def test_watermark_is_read_from_the_newest_commit_that_has_one():
-    history = [
-        (5, None),  # e.g. an OPTIMIZE after the last run
+    history = commits(
+        (5, None, "OPTIMIZE"),
         (4, "not json"),
         (3, json.dumps({"other": 1})),
         (2, watermark_metadata({"s.up": 4})),
         (1, watermark_metadata({"s.up": 1})),
-    ]
-    assert latest_watermark(history) == {"s.up": 4}
-    assert latest_watermark([(0, None)]) is None
+    )
+    assert processed_watermark("m", history) == {"s.up": 4}
+    assert processed_watermark("m", commits((0, None))) is None
     assert parse_watermark(json.dumps({WATERMARK_KEY: "4"})) is None
+
+
+def test_a_restore_sends_the_watermark_back_to_the_restored_version():
+    history = commits(
+        (4, None, "RESTORE", {"version": "1", "timestamp": None}),
+        (3, watermark_metadata({"s.up": 9})),
+        (2, watermark_metadata({"s.up": 7})),
+        (1, watermark_metadata({"s.up": 5})),
+    )
+    assert processed_watermark("m", history) == {"s.up": 5}
+    # restored to a version before any watermark: the next run is a snapshot
+    to_start = commits(
+        (4, None, "RESTORE", {"version": "0"}),
+        *[(c.version, c.user_metadata) for c in history[1:]],
+        (0, None, "CREATE TABLE"),
+    )
+    assert processed_watermark("m", to_start) is None
+
+
+def test_a_restore_to_a_timestamp_uses_the_newest_commit_at_or_before_it():
+    at = [datetime(2026, 1, 1, 0, minute) for minute in range(4)]
+    history = [
+        Commit(3, None, "RESTORE", {"version": None, "timestamp": "2026-01-01 00:01:30"}, at[3]),
+        Commit(2, watermark_metadata({"s.up": 9}), "MERGE", {}, at[2]),
+        Commit(1, watermark_metadata({"s.up": 5}), "MERGE", {}, at[1]),
+        Commit(0, None, "CREATE TABLE", {}, at[0]),
+    ]
+    assert processed_watermark("m", history) == {"s.up": 5}
+
+
+def test_a_clone_or_replace_after_the_watermark_is_an_error_naming_the_model():
+    for operation in ("CLONE", "CREATE OR REPLACE TABLE AS SELECT", "TRUNCATE"):
+        history = commits((3, None, operation), (2, watermark_metadata({"s.up": 4})))
+        with pytest.raises(ChangeFeedError, match=rf"Model m: .*{operation}.*--full-refresh -s m"):
+            processed_watermark("m", history)
+    # a table that starts as a clone has nothing to contradict: the next run is a snapshot
+    assert processed_watermark("m", commits((1, None, "OPTIMIZE"), (0, None, "CLONE"))) is None
+
+
+def test_row_tracking_refuses_an_upstream_restored_after_the_processed_version():
+    history = commits((6, None, "RESTORE", {"version": "2"}), (5, None, "MERGE"))
+    check_not_restored("m", "s.up", 6, history)  # processed the restore already
+    with pytest.raises(ChangeFeedError, match=r"Model m: upstream s\.up was restored"):
+        check_not_restored("m", "s.up", 5, history)
 
 
 def test_plan_read_decides_snapshot_nothing_or_changes():
@@ -41,8 +93,8 @@ def test_plan_read_decides_snapshot_nothing_or_changes():
 
 def test_read_plan_of_a_sql_model_starts_after_the_target_watermark():
     histories = {
-        "`s`.`up`": [(7, None), (6, None), (5, None)],
-        "`s`.`me`": [(2, watermark_metadata({"s.up": 5})), (1, None)],
+        "`s`.`up`": commits((7, None), (6, None), (5, None)),
+        "`s`.`me`": commits((2, watermark_metadata({"s.up": 5})), (1, None)),
     }
     plan = read_plan(histories.__getitem__, "me", "`s`.`up`", "`s`.`me`", None)
     assert plan == {"table": "s.up", "kind": "changes", "start": 6, "end": 7}
@@ -52,4 +104,4 @@ def test_read_plan_of_a_sql_model_starts_after_the_target_watermark():
 
 def test_unknown_on_gap_is_refused_with_the_model_named():
     with pytest.raises(ChangeFeedError, match="Model me: cdf_on_gap='sometimes'"):
-        read_plan(lambda table: [(0, None)], "me", "`s`.`up`", None, "sometimes")
+        read_plan(lambda table: commits((0, None)), "me", "`s`.`up`", None, "sometimes")

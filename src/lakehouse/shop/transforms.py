@@ -50,23 +50,15 @@ def update_row_lineage(previous: DataFrame, changed: DataFrame, key: str) -> Dat
     )
 
 
-def row_lineage(observations: DataFrame, key: str) -> DataFrame:
-    """Full recompute of the lineage from every observation (`row_id`, `key`,
-    `row_commit_version`) made at each run: what `update_row_lineage` maintains run by run."""
-    return observations.groupBy("row_id").agg(
-        F.max_by(key, "row_commit_version").alias(key),
-        F.min("row_commit_version").alias("first_seen_version"),
-        F.max("row_commit_version").alias("last_changed_version"),
-        F.count_distinct("row_commit_version").cast("bigint").alias("change_count"),
-    )
-
-
 def row_lineage_changes(
     feed: ChangeFeed, table: str, key: str, previous: DataFrame | None
 ) -> DataFrame:
-    """The change rows of one run of a row lineage table: the upstream rows whose row commit
-    version moved since the processed version, merged with the `previous` lineage."""
-    changed = feed.tracked_rows(table, key)
+    """The change rows of one run of a row lineage table: the live upstream rows whose row
+    commit version moved since the processed version, merged with the `previous` lineage, and
+    a delete for every lineage row whose upstream row is gone (deleted, a tombstone, or
+    replaced by a full refresh of the upstream, which gives every row a new row id)."""
+    live = ~F.col("is_deleted")
+    changed = feed.tracked_rows(table, key, "is_deleted").where(live).drop("is_deleted")
     if previous is None or feed.is_snapshot:
         previous = changed.select(
             "row_id",
@@ -78,6 +70,20 @@ def row_lineage_changes(
         F.lit(SNAPSHOT if feed.is_snapshot else "update_postimage").alias(CHANGE_TYPE),
         F.col("last_changed_version").alias(COMMIT_VERSION),
     )
+    if not feed.is_snapshot:  # a snapshot deletes what it does not hold by itself
+        live_ids = feed.tracked_rows(table, "is_deleted", changed_only=False).where(live)
+        gone = previous.join(live_ids.select("row_id"), on="row_id", how="left_anti")
+        lineage = lineage.unionByName(
+            gone.select(
+                "row_id",
+                F.lit(None).cast("bigint").alias(key),
+                F.lit(None).cast("bigint").alias("first_seen_version"),
+                F.lit(None).cast("bigint").alias("last_changed_version"),
+                F.lit(None).cast("bigint").alias("change_count"),
+                F.lit("delete").alias(CHANGE_TYPE),
+                F.lit(feed.end_version(table)).cast("bigint").alias(COMMIT_VERSION),
+            )
+        )
     return feed.with_watermark(lineage)
 
 

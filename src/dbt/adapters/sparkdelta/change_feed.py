@@ -13,15 +13,18 @@ effect per `unique_key` with one MERGE whose commit also carries the new waterma
 
 What to read of an upstream is decided here for both kinds of model: SQL models through the
 adapter method `cdf_read_plan` (used by the `cdf_changes` macro), Python models through
-`ChangeFeed`. Both read the watermark the same way, from the newest commit of the target
-that carries one.
+`ChangeFeed`. Both read the watermark the same way (`processed_watermark`): from the newest
+commit of the target that carries one, following a RESTORE of the target back to the version
+it restored; a CLONE, REPLACE or TRUNCATE of the target by anything but the model is an error
+that names the model and the `--full-refresh` to run.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -60,13 +63,110 @@ def watermark_metadata(watermark: dict[str, int]) -> str:
     return json.dumps({WATERMARK_KEY: watermark}, sort_keys=True)
 
 
-def latest_watermark(history: Iterable[tuple[int, str | None]]) -> dict[str, int] | None:
-    """The watermark of the newest commit that has one; `history` is (version, userMetadata)."""
-    for _, user_metadata in sorted(history, key=lambda row: row[0], reverse=True):
-        watermark = parse_watermark(user_metadata)
+@dataclass(frozen=True)
+class Commit:
+    """What the protocol needs of one DESCRIBE HISTORY row."""
+
+    version: int
+    user_metadata: str | None = None
+    operation: str = ""
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    timestamp: datetime | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Commit:
+        timestamp = row.get("timestamp")
+        return cls(
+            version=int(row["version"]),
+            user_metadata=row.get("userMetadata"),
+            operation=str(row.get("operation") or ""),
+            parameters=_as_mapping(row.get("operationParameters")),
+            timestamp=timestamp if isinstance(timestamp, datetime) else _parse_time(timestamp),
+        )
+
+
+def _as_mapping(value: Any) -> Mapping[str, Any]:
+    """operationParameters: a map from Spark, JSON text from the Thrift endpoint."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+def _parse_time(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value).strip()) if value else None
+    except ValueError:
+        return None
+
+
+# Operations that put other data in a table than the model's own writes: after one of them
+# (with no watermark of its own), the watermark of an earlier commit no longer describes it.
+REPLACING_OPERATIONS = ("CLONE", "REPLACE", "TRUNCATE")
+
+
+def _replaces_data(commit: Commit) -> bool:
+    return any(operation in commit.operation for operation in REPLACING_OPERATIONS)
+
+
+def restored_version(commit: Commit, history: Iterable[Commit]) -> int | None:
+    """The version a RESTORE commit brought the table back to (it names a version or a
+    timestamp; a timestamp means the newest commit at or before it)."""
+    if commit.parameters.get("version") not in (None, ""):
+        return int(commit.parameters["version"])
+    restored_at = _parse_time(commit.parameters.get("timestamp"))
+    if restored_at is None:
+        return None
+    earlier = [c.version for c in history if c.timestamp and c.timestamp <= restored_at]
+    return max(earlier, default=None)
+
+
+def processed_watermark(model: str, history: Iterable[Commit]) -> dict[str, int] | None:
+    """The upstream versions the table's current data reflects: the watermark of the newest
+    commit that carries one, where a RESTORE sends the search back to the version it restored
+    (so the next run catches up from there). A CLONE, REPLACE or TRUNCATE without a watermark
+    after the watermarked commit means the data is no longer the model's: an error."""
+    commits = sorted(history, key=lambda commit: commit.version, reverse=True)
+    restored_to: int | None = None
+    replaced_by: Commit | None = None
+    for commit in commits:
+        if restored_to is not None and commit.version > restored_to:
+            continue  # undone by the RESTORE
+        watermark = parse_watermark(commit.user_metadata)
         if watermark is not None:
+            if replaced_by is not None:
+                raise ChangeFeedError(
+                    f"Model {model}: its table was replaced by {replaced_by.operation} at "
+                    f"version {replaced_by.version}, after the version its change feed was last "
+                    f"applied at ({commit.version}), so its data no longer matches what it "
+                    f"processed. Rebuild it with `dbt run --full-refresh -s {model}`."
+                )
             return watermark
+        if commit.operation == "RESTORE":
+            restored_to = restored_version(commit, commits)
+            if restored_to is None:
+                raise ChangeFeedError(
+                    f"Model {model}: its table was restored at version {commit.version} to a "
+                    f"point its history does not show. Rebuild it with "
+                    f"`dbt run --full-refresh -s {model}`."
+                )
+        elif replaced_by is None and _replaces_data(commit):
+            replaced_by = commit
     return None
+
+
+def check_not_restored(model: str, table: str, processed: int, history: Iterable[Commit]) -> None:
+    """Row tracking cannot see rows a RESTORE of the upstream brought back (they keep their
+    old row commit version): after one, only a rebuild is right."""
+    for commit in history:
+        if commit.version > processed and commit.operation == "RESTORE":
+            raise ChangeFeedError(
+                f"Model {model}: upstream {table} was restored at version {commit.version}, "
+                f"after the version this model processed ({processed}); row tracking cannot "
+                f"tell which rows came back. Rebuild it with `dbt run --full-refresh -s {model}`."
+            )
 
 
 def table_key(relation: str) -> str:
@@ -101,7 +201,7 @@ def plan_read(
     return "nothing" if processed >= end else "changes"
 
 
-History = Callable[[str], list[tuple[int, str | None]]]
+History = Callable[[str], list[Commit]]
 
 
 def read_plan(
@@ -109,12 +209,12 @@ def read_plan(
 ) -> dict[str, Any]:
     """The read of one upstream for one run of a SQL model (see `cdf_changes`):
     {"table", "kind" (snapshot/nothing/changes), "start", "end"}. `history(table)` returns
-    (version, userMetadata) of every commit of a table; `target` is None on a full build."""
+    every commit of a table; `target` is None on a full build."""
     on_gap = check_on_gap(model, on_gap)
     key = table_key(upstream)
-    versions = [version for version, _ in history(upstream)]
+    versions = [commit.version for commit in history(upstream)]
     end = max(versions)
-    watermark = latest_watermark(history(target)) if target else None
+    watermark = processed_watermark(model, history(target)) if target else None
     processed = (watermark or {}).get(key)
     kind = plan_read(model, key, processed, min(versions), end, on_gap)
     start = processed + 1 if kind == "changes" else None
@@ -141,18 +241,19 @@ class ChangeFeed:
 
     def __post_init__(self) -> None:
         self.on_gap = check_on_gap(self.model, self.on_gap)
-        watermark = latest_watermark(self._history(self.target)) if self.target else None
+        target_history = self._history(self.target) if self.target else []
+        watermark = processed_watermark(self.model, target_history)
         self.is_snapshot = watermark is None
         self.processed = watermark or {}
 
-    def _history(self, table: str) -> list[tuple[int, str | None]]:
+    def _history(self, table: str) -> list[Commit]:
         rows = self.session.sql(f"describe history {table}").collect()
-        return [(row.version, row.userMetadata) for row in rows]
+        return [Commit.from_row(row.asDict()) for row in rows]
 
     def end_version(self, table: str) -> int:
         key = table_key(table)
         if key not in self.pinned:
-            self.pinned[key] = max(version for version, _ in self._history(table))
+            self.pinned[key] = max(commit.version for commit in self._history(table))
         return self.pinned[key]
 
     def current(self, table: str) -> DataFrame:
@@ -166,7 +267,7 @@ class ChangeFeed:
 
         key = table_key(table)
         end = self.end_version(table)
-        earliest = min(version for version, _ in self._history(table))
+        earliest = min(commit.version for commit in self._history(table))
         start = None if self.is_snapshot else self.processed.get(key)
         read = plan_read(self.model, key, start, earliest, end, self.on_gap)
         if read == SNAPSHOT:
@@ -185,10 +286,10 @@ class ChangeFeed:
             )
         return self.session.sql(f"select * from table_changes('{key}', {start + 1}, {end})")
 
-    def tracked_rows(self, table: str, *columns: str) -> DataFrame:
+    def tracked_rows(self, table: str, *columns: str, changed_only: bool = True) -> DataFrame:
         """Row tracking, no change feed: the upstream's rows (as of the pinned end) whose
         `row_commit_version` is newer than the processed version, with their stable `row_id`;
-        every row on a snapshot."""
+        every row on a snapshot or with `changed_only=False`."""
         from pyspark.sql import functions as F
 
         rows = self.session.sql(
@@ -198,8 +299,9 @@ class ChangeFeed:
             + f" from {table} version as of {self.end_version(table)}"
         )
         processed = None if self.is_snapshot else self.processed.get(table_key(table))
-        if processed is None:
+        if processed is None or not changed_only:
             return rows
+        check_not_restored(self.model, table_key(table), processed, self._history(table))
         return rows.where(F.col("row_commit_version") > F.lit(processed))
 
     def watermark(self) -> dict[str, int]:

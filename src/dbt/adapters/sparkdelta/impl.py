@@ -96,10 +96,13 @@ class SparkDeltaAdapter(SparkAdapter):
         return self.execute_with_settings(sql, {USER_METADATA_CONF: user_metadata})
 
     @available
-    def cdf_watermark(self, relation: Any) -> dict[str, int] | None:
-        """The upstream versions a `cdf` model has processed: the watermark of the newest
-        commit of its table that carries one (None when none does)."""
-        return change_feed.latest_watermark(self._history(str(relation)))
+    def cdf_watermark(self, model: str, relation: Any) -> dict[str, int] | None:
+        """The upstream versions the data of a `cdf` model's table reflects (None when no
+        commit carries a watermark); see change_feed.processed_watermark."""
+        try:
+            return change_feed.processed_watermark(model, self._history(str(relation)))
+        except change_feed.ChangeFeedError as exc:
+            raise DbtRuntimeError(str(exc)) from None
 
     @available
     def cdf_watermark_metadata(self, watermark: dict[str, int]) -> str:
@@ -117,9 +120,9 @@ class SparkDeltaAdapter(SparkAdapter):
         except change_feed.ChangeFeedError as exc:
             raise DbtRuntimeError(str(exc)) from None
 
-    def _history(self, table: str) -> list[tuple[int, str | None]]:
+    def _history(self, table: str) -> list[change_feed.Commit]:
         _, history = self.execute(f"describe history {table}", fetch=True)
-        return [(int(row["version"]), row["userMetadata"]) for row in history.rows]
+        return [change_feed.Commit.from_row(dict(row.items())) for row in history.rows]
 
     def _session_setting(self, key: str) -> str | None:
         _, table = self.execute(f"set {key}", fetch=True)

@@ -43,7 +43,7 @@
   {%- set summary = run_query(
       "select count(*) as change_rows, count_if(_change_type = 'snapshot') as snapshot_rows from "
       ~ tmp_relation).rows[0] -%}
-  {%- set stored = none if full_build else adapter.cdf_watermark(target_relation) -%}
+  {%- set stored = none if full_build else adapter.cdf_watermark(model.name, target_relation) -%}
   {%- set is_snapshot = stored is none or summary['snapshot_rows'] > 0 -%}
   {%- if summary['change_rows'] == 0 and not full_build and not is_snapshot -%}
     {{ log("Model " ~ model.name ~ ": no upstream change since " ~ tojson(stored) ~ ", nothing written.") }}
