@@ -10,6 +10,7 @@ lines as (
         order_id,
         sum(line_amount) as lines_amount
     from {{ ref('int_order_lines_deduplicated') }}
+    where not is_deleted
     group by order_id
 )
 

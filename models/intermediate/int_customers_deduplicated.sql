@@ -1,8 +1,9 @@
-{#- The current state of every customer: the latest change per customer, deletes removed. -#}
+{#- The current state of every customer: its newest good change, deleted customers left out. -#}
 with
 
 customer_changes as (
     select * from {{ ref('stg_shop__customers') }}
+    where {{ shop_change_rejection('customers') }} is null
 ),
 
 ranked as (
@@ -10,7 +11,14 @@ ranked as (
         *,
         row_number() over (
             partition by customer_id
-            order by batch_id desc, updated_at desc
+            order by
+                updated_at desc,
+                batch_id desc,
+                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
+                full_name desc,
+                email desc,
+                country_code desc,
+                created_at desc
         ) as change_rank
     from customer_changes
 ),

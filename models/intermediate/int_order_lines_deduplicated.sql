@@ -1,13 +1,13 @@
 {#-
-  The current state of every order line, merged batch by batch (see int_orders_deduplicated).
+  The current state of every order line: its newest good change, merged batch by batch, deletes
+  kept as tombstones (see int_orders_deduplicated and the model's YAML).
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='merge',
         unique_key='order_line_id',
-        matched_delete_condition='DBT_INTERNAL_SOURCE.is_deleted',
-        not_matched_condition='not DBT_INTERNAL_SOURCE.is_deleted',
+        matched_condition=newer_change_condition(),
         tblproperties={
             'delta.enableChangeDataFeed': 'true',
             'delta.enableRowTracking': 'true',
@@ -26,21 +26,26 @@ line_changes as (
     {%- endif %}
 ),
 
-quarantined_lines as (
-    select record_id as order_line_id from {{ ref('int_shop_rows_quarantined') }}
-    where source_table = 'order_lines'
+good_changes as (
+    select * from line_changes
+    where {{ shop_change_rejection('order_lines') }} is null
 ),
 
 ranked as (
     select
-        line_changes.*,
+        *,
         row_number() over (
-            partition by line_changes.order_line_id
-            order by line_changes.batch_id desc, line_changes.updated_at desc
+            partition by order_line_id
+            order by
+                updated_at desc,
+                batch_id desc,
+                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
+                order_id desc,
+                product_id desc,
+                quantity desc,
+                unit_price desc
         ) as change_rank
-    from line_changes
-    left anti join quarantined_lines
-        on line_changes.order_line_id = quarantined_lines.order_line_id
+    from good_changes
 ),
 
 final as (
@@ -55,8 +60,7 @@ final as (
         change_op = 'D' as is_deleted,
         batch_id
     from ranked
-    -- the first load has nothing to delete: deleted keys are left out
-    where change_rank = 1{% if not is_incremental() %} and change_op != 'D'{% endif %}
+    where change_rank = 1
 )
 
 select * from final

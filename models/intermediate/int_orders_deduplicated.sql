@@ -1,15 +1,16 @@
 {#-
-  The current state of every order, merged batch by batch: each run reads only the batches
-  that arrived since the last run, keeps the latest change per order, and merges it (a delete
-  at the source deletes the row). Rows in quarantine are left out.
+  The current state of every order: its newest good change (see the model's YAML for the
+  rules). Each run reads only the batches that arrived since the last run and merges their
+  newest change per order; a change older than the state already merged never overwrites it.
+  A delete is kept as a tombstone (is_deleted), so a late, older change cannot bring the order
+  back, and a full refresh gives the same table.
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='merge',
         unique_key='order_id',
-        matched_delete_condition='DBT_INTERNAL_SOURCE.is_deleted',
-        not_matched_condition='not DBT_INTERNAL_SOURCE.is_deleted',
+        matched_condition=newer_change_condition(),
         tblproperties={
             'delta.enableChangeDataFeed': 'true',
             'delta.enableRowTracking': 'true',
@@ -28,21 +29,25 @@ order_changes as (
     {%- endif %}
 ),
 
-quarantined_orders as (
-    select record_id as order_id from {{ ref('int_shop_rows_quarantined') }}
-    where source_table = 'orders'
+good_changes as (
+    select * from order_changes
+    where {{ shop_change_rejection('orders') }} is null
 ),
 
 ranked as (
     select
-        order_changes.*,
+        *,
         row_number() over (
-            partition by order_changes.order_id
-            order by order_changes.batch_id desc, order_changes.updated_at desc
+            partition by order_id
+            order by
+                updated_at desc,
+                batch_id desc,
+                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
+                customer_id desc,
+                status desc,
+                ordered_at desc
         ) as change_rank
-    from order_changes
-    left anti join quarantined_orders
-        on order_changes.order_id = quarantined_orders.order_id
+    from good_changes
 ),
 
 final as (
@@ -55,8 +60,7 @@ final as (
         change_op = 'D' as is_deleted,
         batch_id
     from ranked
-    -- the first load has nothing to delete: deleted keys are left out
-    where change_rank = 1{% if not is_incremental() %} and change_op != 'D'{% endif %}
+    where change_rank = 1
 )
 
 select * from final

@@ -1,8 +1,14 @@
 {#-
-  Source rows that break a business rule, with the reason. The silver models leave these rows
-  out, so a bad row is kept and explained here instead of being loaded or silently dropped.
+  Every change from the shop's bronze tables that cannot be loaded, with the reason and the
+  whole record (rules: the shop_change_rejection macro). The silver models leave exactly these
+  changes out, so a bad change is kept and explained here instead of loaded or silently dropped.
+  Identical rows of one batch are one entry with their number of occurrences.
 -#}
 with
+
+customers as (
+    select * from {{ ref('stg_shop__customers') }}
+),
 
 orders as (
     select * from {{ ref('stg_shop__orders') }}
@@ -12,36 +18,60 @@ order_lines as (
     select * from {{ ref('stg_shop__order_lines') }}
 ),
 
-rejected_orders as (
+checked_changes as (
     select
-        concat_ws(':', 'orders', order_id, batch_id) as quarantine_id,
+        'customers' as source_table,
+        customer_id as record_id,
+        {{ shop_change_rejection('customers') }} as rejection_reason,
+        to_json(struct(*)) as record,
+        batch_id,
+        loaded_at
+    from customers
+    union all
+    select
         'orders' as source_table,
         order_id as record_id,
-        'customer_id is null' as rejection_reason,
+        {{ shop_change_rejection('orders') }} as rejection_reason,
         to_json(struct(*)) as record,
         batch_id,
         loaded_at
     from orders
-    where customer_id is null and change_op != 'D'
-),
-
-rejected_order_lines as (
+    union all
     select
-        concat_ws(':', 'order_lines', order_line_id, batch_id) as quarantine_id,
         'order_lines' as source_table,
         order_line_id as record_id,
-        'quantity is not positive' as rejection_reason,
+        {{ shop_change_rejection('order_lines') }} as rejection_reason,
         to_json(struct(*)) as record,
         batch_id,
         loaded_at
     from order_lines
-    where quantity <= 0 and change_op != 'D'
 ),
 
 final as (
-    select * from rejected_orders
-    union all
-    select * from rejected_order_lines
+    select
+        concat_ws(
+            ':',
+            source_table,
+            coalesce(cast(record_id as string), 'null'),
+            batch_id,
+            substr(sha2(record, 256), 1, 16)
+        ) as quarantine_id,
+        source_table,
+        record_id,
+        rejection_reason,
+        record,
+        batch_id,
+        loaded_at,
+        count(*) as occurrences
+    from checked_changes
+    where rejection_reason is not null
+    group by
+        source_table,
+        record_id,
+        rejection_reason,
+        record,
+        batch_id,
+        loaded_at
 )
 
 select * from final

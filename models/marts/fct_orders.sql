@@ -2,10 +2,12 @@ with
 
 orders as (
     select * from {{ ref('int_orders_deduplicated') }}
+    where not is_deleted
 ),
 
 order_lines as (
     select * from {{ ref('int_order_lines_deduplicated') }}
+    where not is_deleted
 ),
 
 order_statuses as (
