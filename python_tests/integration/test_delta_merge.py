@@ -155,10 +155,38 @@ class TestMerge:
         assert setting in ("<undefined>", "false"), "the session setting must be restored"
         assert table_rows(p, "evolving_fails") == [(1, "a", 1)]
 
+    def test_merge_without_unique_key_inserts_every_row(self, scratch_project):
+        p = scratch_project
+        config = "incremental_strategy='merge'"
+        p.model("keyless", model(config, [(1, "a", 1)]))
+        p.dbt("run", "-s", "keyless")
+        p.model("keyless", model(config, [(1, "a", 1), (2, "b", 2)]))
+        p.dbt("run", "-s", "keyless")
+        assert table_rows(p, "keyless") == [(1, "a", 1), (1, "a", 1), (2, "b", 2)]
+        assert p.history("keyless")[0].operation == "MERGE"
+
+    @pytest.mark.parametrize(
+        "config, expected",
+        [
+            ("unique_key='id'", [(1, "a", 2), (2, "b", 3)]),
+            ("incremental_strategy='append'", [(1, "a", 1), (1, "a", 2), (2, "b", 3)]),
+            ("incremental_strategy='delete+insert', unique_key='id'", [(1, "a", 2), (2, "b", 3)]),
+        ],
+    )
+    def test_columns_with_dash_and_space_are_quoted(self, scratch_project, config, expected):
+        p = scratch_project
+        columns = "id, `first-name`, `unit price`"
+        # Delta admits a space in a column name only with column mapping
+        config += ", tblproperties={'delta.columnMapping.mode': 'name'}"
+        p.model("odd_names", model(config, [(1, "a", 1)], columns))
+        p.dbt("run", "-s", "odd_names", "--full-refresh")
+        p.model("odd_names", model(config, [(1, "a", 2), (2, "b", 3)], columns))
+        p.dbt("run", "-s", "odd_names")
+        assert table_rows(p, "odd_names", columns) == expected
+
     @pytest.mark.parametrize(
         "config, fragment",
         [
-            ("incremental_strategy='merge'", "needs a `unique_key`"),
             ("unique_key='id', skip_matched_step=true, skip_not_matched_step=true", "both true"),
             ("unique_key='id', not_matched_by_source_action='archive'", "'delete' or 'update'"),
             ("unique_key='id; drop table x'", "Invalid unique_key"),

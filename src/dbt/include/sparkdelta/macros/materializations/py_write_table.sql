@@ -17,10 +17,13 @@ dbt.ref_relation = lambda *args, **kwargs: ref(*args, **kwargs, dbt_load_df_func
 df = model(dbt, spark)
 if isinstance(df, _pd.DataFrame):
     df = spark.createDataFrame(df)
+elif type(df).__module__.startswith("pyspark.pandas."):
+    # pandas-on-Spark: its Spark DataFrame, with no trip through the driver
+    df = df.to_spark()
 if not isinstance(df, pyspark.sql.DataFrame):
     raise TypeError(
         f"model() of {{ model['unique_id'] }} returned {type(df).__name__}; "
-        "return a Spark or pandas DataFrame"
+        "return a Spark, pandas or pandas-on-Spark DataFrame"
     )
 df.createOrReplaceTempView("{{ _py_source_view(target_relation) }}")
 try:

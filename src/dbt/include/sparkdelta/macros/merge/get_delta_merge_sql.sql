@@ -1,6 +1,8 @@
 {#-
   MERGE INTO for Delta (pure: returns text). `options` holds the model's merge config:
-    unique_key                       column or list; matched null-safely (<=>), quoted
+    unique_key                       column or list; matched null-safely (<=>), quoted; without
+                                     one nothing matches and every source row is inserted (dbt's
+                                     merge semantics)
     source_alias / target_alias      defaults DBT_INTERNAL_SOURCE / DBT_INTERNAL_DEST
     matched_delete_condition         WHEN MATCHED AND <cond> THEN DELETE (before the update)
     matched_condition                extra condition of the update
@@ -20,10 +22,7 @@
   {%- set src = safe_identifier(options.get('source_alias') or 'DBT_INTERNAL_SOURCE', 'source_alias of ' ~ model_id) -%}
   {%- set tgt = safe_identifier(options.get('target_alias') or 'DBT_INTERNAL_DEST', 'target_alias of ' ~ model_id) -%}
   {%- set unique_key = options.get('unique_key') -%}
-  {%- if not unique_key -%}
-    {{ exceptions.raise_compiler_error("Model " ~ model_id ~ ": incremental_strategy 'merge' needs a `unique_key`.") }}
-  {%- endif -%}
-  {%- set keys = [unique_key] if unique_key is string else unique_key -%}
+  {%- set keys = ([unique_key] if unique_key is string else unique_key) if unique_key else [] -%}
   {%- if options.get('skip_matched_step') and options.get('skip_not_matched_step') -%}
     {{ exceptions.raise_compiler_error(
         "Model " ~ model_id ~ ": `skip_matched_step` and `skip_not_matched_step` are both true, "
@@ -53,6 +52,10 @@
   {%- for predicate in predicates or [] -%}
     {%- do on.append('(' ~ predicate ~ ')') -%}
   {%- endfor -%}
+  {%- if not keys -%}
+    {#- no key: no source row matches a target row, so each is inserted -#}
+    {%- set on = ['false'] -%}
+  {%- endif -%}
 
   {%- set target_names = target_columns | map('lower') | list -%}
   {%- set source_names = source_columns | map('lower') | list -%}
@@ -75,7 +78,7 @@
   {%- if options.get('merge_skip_unchanged', true) and not new_columns -%}
     {%- set equal = [] -%}
     {%- for column in update_columns if column | lower not in keys | map('lower') | list -%}
-      {%- set quoted = safe_identifier(column, 'column of ' ~ model_id) -%}
+      {%- set quoted = _merge_column(column, explicit, model_id) -%}
       {%- do equal.append(src ~ '.' ~ quoted ~ ' <=> ' ~ tgt ~ '.' ~ quoted) -%}
     {%- endfor -%}
     {%- if equal -%}
@@ -95,7 +98,8 @@
     {%- if update_all and new_columns %} *
     {%- else %}
     {%- for column in update_columns %}
-    {{ tgt }}.{{ safe_identifier(column) }} = {{ src }}.{{ safe_identifier(column) }}{{ ',' if not loop.last }}
+    {%- set quoted = _merge_column(column, explicit, model_id) %}
+    {{ tgt }}.{{ quoted }} = {{ src }}.{{ quoted }}{{ ',' if not loop.last }}
     {%- endfor %}
     {%- endif %}
   {%- endif %}
@@ -111,4 +115,10 @@
     {%- endfor %}
     {%- endif %}
   {%- endif %}
+{%- endmacro %}
+
+
+{#- A column named in the model's config is checked; one read from the table is only quoted. -#}
+{% macro _merge_column(column, from_config, model_id) -%}
+  {{ return(safe_identifier(column, 'merge_update_columns of ' ~ model_id) if from_config else quote_identifier(column)) }}
 {%- endmacro %}

@@ -11,7 +11,7 @@
   {%- set predicates = config.get('incremental_predicates') or config.get('predicates') or [] -%}
   {%- if predicates is string -%}{%- set predicates = [predicates] -%}{%- endif -%}
   {%- set column_list = [] -%}
-  {%- for column in target_columns -%}{%- do column_list.append(safe_identifier(column)) -%}{%- endfor -%}
+  {%- for column in target_columns -%}{%- do column_list.append(quote_identifier(column)) -%}{%- endfor -%}
   {%- set select_columns = 'select ' ~ column_list | join(', ') ~ ' from ' ~ source -%}
 
   {%- if strategy == 'merge' -%}
