@@ -43,3 +43,29 @@ def test_a_failed_write_task_reports_its_root_cause():
     assert message.startswith("[TASK_WRITE_FAILED]")
     assert "Caused by: [CAST_INVALID_INPUT] The value 'seven'" in message
     assert "\tat " not in message
+
+
+UNRESOLVED_COLUMN = (
+    "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name "
+    "`custmer_id` cannot be resolved. Did you mean one of the following? [`customer_id`, "
+    "`order_id`]. SQLSTATE: 42703; line 1 pos 7;\n"
+    "'Project ['custmer_id]\n"
+    "+- SubqueryAlias spark_catalog.shop.orders\n"
+    "   +- Relation spark_catalog.shop.orders[order_id#1,customer_id#2] parquet\n"
+)
+
+
+def test_an_analysis_error_loses_the_logical_plan_not_the_suggestion():
+    message = without_jvm_stack(UNRESOLVED_COLUMN)
+    assert message.endswith("SQLSTATE: 42703; line 1 pos 7")
+    assert "Did you mean one of the following? [`customer_id`" in message
+    assert "Relation" not in message and "'Project" not in message
+
+
+def test_an_operation_error_has_no_dbt_prefix_and_is_cut_at_a_word():
+    from dbt.adapters.sparkdelta.impl import MAX_ERROR_CHARS, short_error_message
+
+    assert short_error_message(UNRESOLVED_COLUMN).endswith("line 1 pos 7")
+    long = "[DELTA_X] " + "word " * 400
+    cut = short_error_message(long)
+    assert len(cut) <= MAX_ERROR_CHARS + 6 and cut.endswith("word [...]")

@@ -71,12 +71,20 @@ def without_jvm_stack(message: str) -> str:
     text = "\n".join(lines).strip()
     text = re.sub(r"^An error occurred while calling o\d+\.\w+\.\s*:?\s*", "", text)
     text = re.sub(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ", "", text).strip() or message
+    text = without_query_plan(text)
     # A failed write task reports only "Task failed while writing rows"; the reason (a bad
     # value, a constraint) is the innermost "Caused by:" of the JVM stack.
     causes = re.findall(r"^Caused by: (?:[\w$]+\.)+[\w$]*(?:Exception|Error): (.+)$", message, re.M)
     if causes and re.search(r"TASK_WRITE_FAILED|Job aborted|Task failed", text):
         text = f"{text}\nCaused by: {causes[-1].strip()}"
     return text
+
+
+def without_query_plan(message: str) -> str:
+    """Spark appends the logical plan to an analysis error (";\n'Project [...]\n+- ..."):
+    dozens of lines that bury the one that names the missing column or table."""
+    found = re.search(r";\n'?[A-Z]\w*(?: \[|\s|$)", message)
+    return message[: found.start()].rstrip() if found else message
 
 
 def lost_connection(message: str) -> bool:

@@ -18,7 +18,7 @@ from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import change_feed
-from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager, without_query_plan
 from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
@@ -28,6 +28,7 @@ from dbt.adapters.sparkdelta.python_submissions import (
 # column userMetadata).
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
+MAX_ERROR_CHARS = 800  # an operation's report line per table
 
 
 @cache
@@ -170,7 +171,8 @@ class SparkDeltaAdapter(SparkAdapter):
         try:
             _, table = self._execute_with_settings(sql, settings or {}, fetch=True)
         except Exception as exc:  # reported by the caller, table by table, then raised
-            return {"error": short_error_message(str(exc))}
+            # dbt's exceptions print as "Runtime Error\n  <msg>": keep the message alone.
+            return {"error": short_error_message(getattr(exc, "msg", None) or str(exc))}
         return {"table": table}
 
 
@@ -183,5 +185,9 @@ def short_error_message(message: str) -> str:
     # "[CODE] org.x.AnalysisException: [CODE] text" -> "[CODE] text"
     text = re.sub(r"\[[A-Z0-9_.]+\] (?=[\w.$]+(?:Exception|Error): )", "", text)
     text = re.sub(r"[\w.$]+(?:Exception|Error): ", "", text)
-    text = text.replace("\\n", " ").replace("\n", " ")
-    return re.sub(r"\s+", " ", text).strip()[:500]
+    text = without_query_plan(text.replace("\\n", "\n"))
+    text = re.sub(r"\s+", " ", text).strip()
+    if len(text) <= MAX_ERROR_CHARS:
+        return text
+    # Cut at a word, and say that it was cut; dbt's debug log has the whole message.
+    return text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0] + " [...]"
