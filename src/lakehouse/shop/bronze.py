@@ -57,6 +57,8 @@ def load_batches(
     Each append carries Delta's idempotent-write identifiers (txnAppId/txnVersion = batch id),
     so a retried or repeated load of a batch commits nothing; a concurrency conflict is
     retried with backoff (the adapter's retry policy), which is safe for the same reason.
+    Returns, per batch, the rows appended to each table: a table whose append Delta skipped
+    (the batch was already there) is left out, so an empty dict means "already loaded".
     """
     create_bronze_tables(spark, schema)
     loaded: dict[int, dict[str, int]] = {}
@@ -73,13 +75,19 @@ def load_batches(
                 .option("txnVersion", batch_id)
             )
             name = f"`{schema}`.`{table}`"
+            version_before = _table_version(spark, name)
             run_with_retry(
                 lambda writer=writer, name=name: writer.saveAsTable(name),
                 name,
                 f"append of bronze batch {batch_id}",
             )
             faults.after_statement(f"bronze_{batch_id}.{table}", "insert into")
-            counts[table] = len(rows)
+            if _table_version(spark, name) != version_before:
+                counts[table] = len(rows)
         loaded[batch_id] = counts
-        log.info("bronze batch %s: %s", batch_id, counts)
+        log.info("bronze batch %s: %s", batch_id, counts or "already loaded")
     return loaded
+
+
+def _table_version(spark: SparkSession, name: str) -> int:
+    return spark.sql(f"describe history {name} limit 1").first()["version"]
