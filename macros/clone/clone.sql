@@ -37,6 +37,13 @@
     {%- if existing.format != 'delta' -%}
       {{ return(_failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
     {%- endif -%}
+    {%- set chain = _clone_chain_to(source, source_detail, existing) -%}
+    {%- if chain -%}
+      {{ return(_failed('the source is ' ~ ('the target itself' if chain | length == 1 else
+          'a clone of the target (' ~ chain | join(' cloned from ') ~ ')') ~ ': replacing the '
+          ~ 'target by it would empty it first. Nothing was changed. Roll a table back with the '
+          ~ 'restore operation; copy it by cloning into a new table')) }}
+    {%- endif -%}
     {%- set emptied = _try_sql('delete from ' ~ target) -%}
     {%- if emptied.error -%}{{ return(_failed('emptying the target: ' ~ emptied.error)) }}{%- endif -%}
   {%- endif -%}
@@ -46,4 +53,23 @@
   {{ return({'status': 'ok', 'note': ('replaced; ' if not existing.error else '') ~ 'cloned '
       ~ metrics.get('source_num_of_files') ~ ' files (' ~ metrics.get('source_table_size')
       ~ ' bytes) by reference'}) }}
+{% endmacro %}
+
+{#-
+  The clone chain from `name` (with its DESCRIBE DETAIL) back to the table of `target_detail`,
+  through the CLONE commits of each table's history: [name] when it is that table, [name, its
+  clone source, ...] when it descends from it by clones, [] when it does not.
+-#}
+{% macro _clone_chain_to(name, detail, target_detail, depth=0) %}
+  {%- if detail.location == target_detail.location -%}{{ return([name]) }}{%- endif -%}
+  {%- if depth < 10 -%}
+    {%- for entry in _rows_as_dicts(run_query('describe history ' ~ name)) if 'CLONE' in entry.operation -%}
+      {%- set parent = _json_value(entry.operationParameters, {}).get('source') -%}
+      {#- A clone source that no longer exists cannot be the target. -#}
+      {%- set parent_detail = describe_detail(parent, raise_on_error=false) if parent else {'error': 'unknown'} -%}
+      {%- set chain = [] if parent_detail.error else _clone_chain_to(parent, parent_detail, target_detail, depth + 1) -%}
+      {%- if chain -%}{{ return([name] + chain) }}{%- endif -%}
+    {%- endfor -%}
+  {%- endif -%}
+  {{ return([]) }}
 {% endmacro %}

@@ -40,7 +40,8 @@
           "Invalid " ~ operation ~ " tag " ~ (tag | string | tojson)
           ~ ": use letters, digits, '_' and '-'.") }}
     {%- endif -%}
-    {%- set matches = nodes | selectattr('tags', 'contains', tag) | list -%}
+    {%- set matches = [] -%}
+    {%- for node in nodes if tag in node.tags -%}{%- do matches.append(node) -%}{%- endfor -%}
     {%- if not matches -%}
       {{ exceptions.raise_compiler_error(
           operation ~ ": no model, seed or snapshot of the project has the tag " ~ tag ~ ".") }}

@@ -20,6 +20,14 @@
           "Invalid " ~ what ~ " timestamp " ~ (timestamp | string | tojson)
           ~ ": give 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS' (session time zone).") }}
     {%- endif -%}
+    {%- set n = modules.re.findall('[0-9]+', timestamp) | map('int') | list + [0, 0, 0] -%}
+    {%- set leap = n[0] % 4 == 0 and (n[0] % 100 != 0 or n[0] % 400 == 0) -%}
+    {%- set month_days = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] -%}
+    {%- if not (1 <= n[1] <= 12 and 1 <= n[2] <= month_days[n[1] - 1] and n[3] < 24 and n[4] < 60 and n[5] < 60) -%}
+      {{ exceptions.raise_compiler_error(
+          "Invalid " ~ what ~ " timestamp " ~ (timestamp | string | tojson)
+          ~ ": not a date and time of the calendar; give 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS'.") }}
+    {%- endif -%}
     {{ return(" timestamp as of '" ~ timestamp ~ "'") }}
   {%- endif -%}
   {{ return('') }}

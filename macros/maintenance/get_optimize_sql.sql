@@ -1,6 +1,7 @@
 {#-
-  OPTIMIZE text. `where`: {partition column: value or list of values} (values become string
-  literals); `zorder_by`: list of columns. Identifiers are validated and quoted.
+  OPTIMIZE text. `where`: {partition column: value, null or list of them} (values become string
+  literals, null the NULL partition); `zorder_by`: list of columns. Identifiers are validated and
+  quoted.
 -#}
 {% macro get_optimize_sql(relation, where=none, zorder_by=none) %}
   {%- set predicates = [] -%}
@@ -11,13 +12,18 @@
   {%- endif -%}
   {%- for column, value in (where or {}).items() -%}
     {%- set quoted = safe_identifier(column, 'optimize where column') -%}
-    {%- if value is string or value is number -%}
-      {%- do predicates.append(quoted ~ ' = ' ~ sql_string(value)) -%}
-    {%- else -%}
-      {%- set literals = [] -%}
-      {%- for item in value -%}{%- do literals.append(sql_string(item)) -%}{%- endfor -%}
-      {%- do predicates.append(quoted ~ ' in (' ~ literals | join(', ') ~ ')') -%}
+    {%- set values = [value] if value is none or value is string or value is number else value -%}
+    {%- if values is not iterable or values is mapping or values is string or values | length == 0
+        or values | select('boolean') | list or values | select('mapping') | list -%}
+      {{ exceptions.raise_compiler_error(
+          "Invalid optimize where value for " ~ column ~ ": " ~ (value | string | tojson)
+          ~ ": give a partition value, null (the NULL partition) or a non-empty list of them.") }}
     {%- endif -%}
+    {%- set literals = [] -%}
+    {%- for item in values if item is not none -%}{%- do literals.append(sql_string(item)) -%}{%- endfor -%}
+    {%- set terms = [quoted ~ ' in (' ~ literals | join(', ') ~ ')'] if literals else [] -%}
+    {%- if values | select('none') | list -%}{%- do terms.append(quoted ~ ' is null') -%}{%- endif -%}
+    {%- do predicates.append(terms[0] if terms | length == 1 else '(' ~ terms | join(' or ') ~ ')') -%}
   {%- endfor -%}
   {%- set columns = [] -%}
   {%- for column in _as_list(zorder_by, 'optimize zorder_by') -%}

@@ -1,11 +1,11 @@
 {#- Print the latest `limit` entries of DESCRIBE HISTORY of each selected Delta table. -#}
 {% macro history(models=none, tags=none, schema=none, pattern=none, limit=10) %}
-  {%- if limit is not number or limit < 1 -%}
+  {%- if limit is not integer or limit < 1 -%}
     {{ exceptions.raise_compiler_error(
-        "Invalid history limit " ~ (limit | string | tojson) ~ ": give a number >= 1.") }}
+        "Invalid history limit " ~ (limit | string | tojson) ~ ": give a whole number >= 1.") }}
   {%- endif -%}
   {%- set selection = _select_delta_tables('history', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('history', selection, _history_table, {'limit': limit | int})) }}
+  {{ return(_run_for_each_table('history', selection, _history_table, {'limit': limit})) }}
 {% endmacro %}
 
 {% macro _history_table(table, options) %}

@@ -6,7 +6,7 @@
   has been cleaned up past a checkpoint they are incomplete, and the report says so.
 -#}
 {% macro table_health(models=none, tags=none, schema=none, pattern=none, small_file_mb=32) %}
-  {%- if small_file_mb is not number or small_file_mb <= 0 -%}
+  {%- if small_file_mb is not number or small_file_mb is boolean or small_file_mb <= 0 -%}
     {{ exceptions.raise_compiler_error(
         "Invalid table_health small_file_mb " ~ (small_file_mb | string | tojson) ~ ": give a number > 0.") }}
   {%- endif -%}

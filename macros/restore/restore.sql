@@ -18,24 +18,43 @@
   {%- endif -%}
   {%- set entries = _rows_as_dicts(run_query('describe history ' ~ relation)) -%}
   {%- set current = entries[0].version | int -%}
+  {%- set oldest = entries[-1].version | int -%}
   {%- if version is not none -%}
     {%- set target_version = version | int -%}
+    {%- if target_version > current or target_version < oldest -%}
+      {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
+          ~ " is not in its history (versions " ~ oldest ~ " to " ~ current ~ "); give one of them.") }}
+    {%- endif -%}
   {%- else -%}
-    {%- set at = modules.datetime.datetime.fromisoformat(timestamp) -%}
-    {%- set older = entries | selectattr('timestamp', 'le', at) | list if entries[0].timestamp is not string else [] -%}
-    {%- set target_version = older[0].version | int if older else none -%}
+    {%- set at = _as_datetime(timestamp) -%}
+    {%- if at > _as_datetime(entries[0].timestamp) -%}
+      {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": timestamp '" ~ timestamp
+          ~ "' is after its latest commit (version " ~ current ~ " at " ~ entries[0].timestamp
+          ~ "); the table is as it was then, there is nothing to restore.") }}
+    {%- endif -%}
+    {%- set older = [] -%}
+    {%- for entry in entries if _as_datetime(entry.timestamp) <= at -%}
+      {%- do older.append(entry) -%}
+    {%- endfor -%}
+    {%- if not older -%}
+      {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": timestamp '" ~ timestamp
+          ~ "' is before its oldest version in the history (version " ~ oldest ~ " at "
+          ~ entries[-1].timestamp ~ "); give a later timestamp.") }}
+    {%- endif -%}
+    {%- set target_version = older[0].version | int -%}
   {%- endif -%}
-  {%- if target_version is none or target_version > current or target_version < entries[-1].version | int -%}
-    {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": the table has versions "
-        ~ entries[-1].version ~ " to " ~ current ~ "; " ~ (version if version is not none else timestamp)
-        ~ " is not one of them.") }}
+  {%- if target_version == current -%}
+    {{ log("restore " ~ relation ~ ": already at version " ~ current ~ "; nothing to restore.", info=True) }}
+    {{ return({'status': 'ok', 'current_version': current, 'target_version': target_version}) }}
   {%- endif -%}
   {#- The filter makes Spark open the files: a bare count(*) is answered from the log. -#}
   {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ " where _metadata.file_path != ''") -%}
   {%- if then.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
-        ~ " cannot be read, so it cannot be restored; its data files were probably removed by "
-        ~ "VACUUM. Choose a version within the retention period. (" ~ then.error ~ ")") }}
+        ~ " cannot be read, so it cannot be restored"
+        ~ ("; its data files were removed by VACUUM: choose a version within the retention period"
+           if modules.re.search('FILE_NOT_EXIST|FILE_NOT_FOUND|FileNotFound', then.error) else '')
+        ~ ". (" ~ then.error ~ ")") }}
   {%- endif -%}
   {%- set now = run_query('select count(*) as n from ' ~ relation).rows[0][0] -%}
   {%- set undone = entries | selectattr('version', 'gt', target_version) | list -%}
