@@ -23,9 +23,11 @@ test: $(INSTALLED)
 	$(BIN)/python -m pytest -m "not slow"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
-## points), idempotency, bad input, dangerous operations, endpoint faults, secrets.
+## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
+## secrets; and incremental = full refresh = an independent recompute over long random sequences.
 test-reliability: $(INSTALLED)
-	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/test_reliability.py
+	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/test_reliability.py \
+		python_tests/integration/test_equivalence.py
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit

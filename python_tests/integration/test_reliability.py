@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -23,12 +25,21 @@ import time
 from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta import retry
 from lakehouse.dbt_runner import environment
 from lakehouse.delta.log import DeltaLog
 from python_tests.conftest import PROJECT_DIR, RELIABILITY, unique_schema
 from python_tests.integration.conftest import DbtProject
+from python_tests.shop_reference import (
+    COLUMNS,
+    KEYS,
+    expected_tables,
+    order_statuses,
+    sorted_rows,
+    utc,
+)
 
 VENV_BIN = Path(sys.executable).parent
 
@@ -462,6 +473,26 @@ class CrashedLakehouse:
         else:
             assert proc.returncode == 0, f"{what} failed (rc {proc.returncode}): {tail}"
 
+    def run_killed_after(self, what: str, seconds: float) -> bool:
+        """Start `what`, SIGKILL its whole process group (dbt and its JVM) after `seconds`;
+        whether it was still running then."""
+        with open(self.log, "a") as log:
+            log.write(f"\n===== {what}, kill -9 after {seconds:.1f}s\n")
+            log.flush()
+            proc = subprocess.Popen(
+                self.command(what), env=self.env(None), cwd=self.work,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+            try:
+                proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                return True
+            tail = self.log.read_text()[-3000:]
+            assert proc.returncode == 0, f"{what} failed before the kill: {tail}"
+            return False
+
     def tables(self) -> dict[str, Path]:
         warehouse = self.home / "warehouse"
         return {
@@ -554,6 +585,51 @@ class TestCrashes:
                 reference.rows(per_batch.format(f"`{reference.bronze_schema}`.`{table}`"))
             ), f"bronze {table}: a batch lost or duplicated"
         RELIABILITY["rows checked, none lost or duplicated"] += checked
+
+
+@pytest.mark.slow
+class TestRandomKills:
+    """kill -9 of the whole `dbt build` process group at random moments (not only at named
+    points), then a rerun: every compared table equals the independent recompute over the
+    bronze rows, read through delta-rs. LAKEHOUSE_KILL_SEED replays a sequence."""
+
+    def test_killed_at_random_moments_then_rerun_equals_the_recompute(
+        self, delta_spark, tmp_path_factory
+    ):
+        seed = int(os.environ.get("LAKEHOUSE_KILL_SEED", "20261124"))
+        rng = random.Random(seed)
+        lakehouse = CrashedLakehouse(
+            tmp_path_factory.mktemp("kill_home"), tmp_path_factory.mktemp("kill"), delta_spark
+        )
+        lakehouse.run("load", through=0)
+        started = time.monotonic()
+        lakehouse.run("build")
+        build_seconds = time.monotonic() - started
+        killed = 0
+        for batch in range(1, 5):
+            lakehouse.run("load", through=batch)
+            moment = rng.uniform(10, build_seconds)
+            killed += lakehouse.run_killed_after("build", moment)
+            lakehouse.check_committed()
+            lakehouse.run("build")
+            bronze = {
+                table: DeltaTable(str(lakehouse.tables()[f"{lakehouse.bronze}.{table}"]))
+                .to_pyarrow_table()
+                .to_pylist()
+                for table in KEYS
+            }
+            expected = expected_tables(bronze, order_statuses())
+            for name, columns in COLUMNS.items():
+                got = sorted_rows(
+                    tuple(utc(v) for v in row)
+                    for row in lakehouse.rows(name, f"select {columns} from {{}}")
+                )
+                assert got == expected[name], (
+                    f"seed {seed}, batch {batch}, killed after {moment:.1f}s: {name} differs"
+                )
+                RELIABILITY["rows checked, none lost or duplicated"] += len(got)
+        RELIABILITY["random kills"] += killed
+        assert killed >= 3, f"seed {seed}: only {killed} of 4 builds were still running at the kill"
 
 
 # --------------------------------------------------------------------------------------------
@@ -651,6 +727,110 @@ class TestDangerousOperations:
         assert "Invalid" in said, said
         assert self.state(guarded) == before
         RELIABILITY["injection attempts rejected"] += 1
+
+
+class TestOperationGuards:
+    """No operation destroys data it was not asked to, and every refusal names the argument
+    and what to do."""
+
+    @pytest.mark.parametrize(
+        ("chain", "says"),
+        [
+            ([], ["the target itself"]),
+            (["guarded_clone"], ["a clone of the target", "guarded_clone cloned from"]),
+            (
+                ["guarded_clone", "guarded_clone_of_clone"],
+                [
+                    "a clone of the target",
+                    "guarded_clone_of_clone cloned from",
+                    "guarded_clone cloned from",
+                ],
+            ),
+        ],
+    )
+    def test_clone_refuses_to_replace_a_table_by_itself_or_its_own_clones(
+        self, guarded, chain, says
+    ):
+        p = guarded
+        source = "guarded"
+        for clone in chain:  # each a clone of the one before
+            p.spark.sql(f"drop table if exists {p.relation(clone)}")
+            success, said = run_operation(p, "clone", {"source": source, "target": clone})
+            assert success, said
+            source = clone
+        rows = p.rows(f"select * from {p.relation('guarded')} order by id")
+        version = p.history("guarded")[0].version
+        success, said = run_operation(
+            p, "clone", {"source": source, "target": "guarded", "replace": True}
+        )
+        assert not success and "restore" in said, said
+        assert all(text in said for text in says), said
+        assert p.rows(f"select * from {p.relation('guarded')} order by id") == rows
+        assert p.history("guarded")[0].version == version, "the target was changed"
+        RELIABILITY["dangerous operations guarded"] += 1
+
+    def test_clone_replaces_an_unrelated_table(self, guarded):
+        p = guarded
+        p.spark.sql(f"create or replace table {p.relation('replaced')} (id int) using delta")
+        p.spark.sql(f"insert into {p.relation('replaced')} values (7)")
+        success, said = run_operation(
+            p, "clone", {"source": "guarded", "target": "replaced", "replace": True}
+        )
+        assert success, said
+        assert p.rows(f"select id from {p.relation('replaced')}") == p.rows(
+            f"select id from {p.relation('guarded')}"
+        )
+
+    @pytest.mark.parametrize(
+        ("name", "args", "says"),
+        [
+            ("restore", {"table": "guarded", "timestamp": "2026-13-45"},
+             ['Invalid restore', 'timestamp "2026-13-45"', "not a date"]),
+            ("restore", {"table": "guarded", "timestamp": "2999-01-01"},
+             ["after its latest commit", "nothing to restore"]),
+            ("restore", {"table": "guarded", "timestamp": "2001-01-01"},
+             ["before its oldest version"]),
+            ("restore", {"table": "guarded", "version": 1.5}, ['Invalid restore', 'version "1.5"', "whole number"]),
+            ("restore", {"table": "guarded", "version": 99}, ["version 99 is not in its history"]),
+            ("history", {"pattern": "guarded", "limit": 1.5},
+             ['Invalid history limit "1.5"', "whole number"]),
+            ("history", {"pattern": "guarded", "limit": True}, ['Invalid history limit "True"']),
+            ("optimize", {"pattern": "guarded", "where": {"p": {"a": 1}}},
+             ["Invalid optimize where value for p"]),
+            ("optimize", {"tags": ["no_such_tag"]}, ["has the tag no_such_tag"]),
+        ],
+    )  # fmt: skip
+    def test_bad_arguments_are_named(self, guarded, name, args, says):
+        version = guarded.history("guarded")[0].version
+        success, said = run_operation(guarded, name, args)
+        assert not success, said
+        for text in says:
+            assert text in said, f"{text!r} not in {said!r}"
+        assert "VACUUM" not in said and "Runtime Error Runtime Error" not in said, said
+        assert guarded.history("guarded")[0].version == version
+        RELIABILITY["bad inputs rejected"] += 1
+
+    def test_optimize_where_null_compacts_the_null_partition(self, guarded):
+        p = guarded
+        table = p.relation("by_day")
+        p.spark.sql(f"create or replace table {table} (id int, day string) using delta "
+                    "partitioned by (day)")  # fmt: skip
+        for i in range(3):
+            p.spark.sql(f"insert into {table} values ({i}, null), ({i}, 'd1')")
+        success, said = run_operation(p, "optimize", {"pattern": "by_day", "where": {"day": None}})
+        assert success, said
+        optimize = p.history("by_day")[0]
+        assert optimize.operation == "OPTIMIZE"
+        assert "isnull('day)" in optimize.operationParameters["predicate"]
+        files = p.rows(f"select day, count(distinct _metadata.file_path) as n from {table} "
+                       "group by day order by day")  # fmt: skip
+        assert [(r.day, r.n) for r in files] == [(None, 1), ("d1", 3)]
+
+    def test_optimize_selects_tables_by_tag(self, guarded):
+        success, said = run_operation(guarded, "optimize", {"tags": ["silver"]})
+        assert success, said
+        for model in ("int_orders_deduplicated", "int_order_lines_deduplicated"):
+            assert f"{guarded.schema}.{model}" in said, said
 
 
 # --------------------------------------------------------------------------------------------
