@@ -3,6 +3,8 @@ commit, and drift reconciliation on later runs. Checked on the tables themselves
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 ROWS = "select * from values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30) as t(id, name, amount)"
@@ -246,3 +248,56 @@ class TestLayout:
         p.model(f"with_{option}", model_sql(f"{option}=['id']"))
         result = p.dbt("run", "-s", f"with_{option}", expect_success=False)
         assert option in str(result.result[0].message)
+
+
+SPREAD = (
+    "select /*+ REPARTITION(4) */ id, cast(id % 5 as string) as name, id % 7 as amount "
+    "from range(0, 4000)"
+)
+
+
+class TestOptimizeAfterBuild:
+    def operations(self, p, name: str) -> list[str]:
+        return [h.operation for h in reversed(p.history(name))]
+
+    def test_table_and_incremental_models_are_compacted_when_asked(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "compacted_table",
+            model_sql(
+                "materialized='table', optimize_after_build=true, zorder_by=['amount']", SPREAD
+            ),
+        )
+        p.model("compacted_merge", model_sql("unique_key='id', optimize_after_build=true", SPREAD))
+        p.model("left_alone", model_sql("unique_key='id'", SPREAD))
+        p.dbt("run", "-s", "compacted_table", "compacted_merge", "left_alone")
+        p.dbt("run", "-s", "compacted_table", "compacted_merge", "left_alone")
+
+        for name in ("compacted_table", "compacted_merge"):
+            # the build wrote four files; OPTIMIZE, right after it in the same run, made one
+            operations = self.operations(p, name)
+            optimize = next(h for h in p.history(name) if h.operation == "OPTIMIZE")
+            assert operations[1] == "OPTIMIZE", operations
+            assert optimize.operationMetrics["numRemovedFiles"] == "4"
+            assert p.detail(name).numFiles == 1
+        zorder = p.history("compacted_table")[0].operationParameters["zOrderBy"]
+        assert json.loads(zorder) == ["amount"]
+        assert "OPTIMIZE" not in self.operations(p, "left_alone")
+        assert p.count("compacted_table") == p.count("compacted_merge") == 4000
+
+    @pytest.mark.parametrize(
+        "config, fragment",
+        [
+            ("optimize_after_build='yes'", "optimize_after_build must be true or false"),
+            (
+                "optimize_after_build=true, zorder_by=['id'], liquid_clustered_by=['id']",
+                "zorder_by cannot be combined with liquid_clustered_by",
+            ),
+        ],
+    )
+    def test_wrong_options_name_the_model(self, scratch_project, config, fragment):
+        p = scratch_project
+        p.model("wrongly_compacted", model_sql(f"materialized='table', {config}"))
+        result = p.dbt("run", "-s", "wrongly_compacted", expect_success=False)
+        message = str(result.result[0].message)
+        assert fragment in message and "wrongly_compacted" in message

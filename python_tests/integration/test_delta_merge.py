@@ -4,6 +4,7 @@ history of the target tables."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -205,6 +206,96 @@ class TestMerge:
         message = str(result.result[0].message)
         assert fragment in message
         assert "misconfigured" in message
+
+
+PRUNED_MODEL = """{{{{ config(unique_key='id', merge_prune_target={prune}, {options}) }}}}
+{{% if is_incremental() %}}
+select * from values {{{{ var('rows') }}}} as t(id, name, amount)
+{{% else %}}
+-- eight files, each a contiguous range of ids: Delta's file statistics can rule most out
+select id, cast(id % 5 as string) as name, id % 7 as amount from range(0, 8000, 1, 8)
+{{% endif %}}
+"""
+
+
+def merge_file_counts(spark, run) -> tuple[int, int]:
+    """Delta's own numbers for the one MERGE that `run()` makes: the target files before and
+    after data skipping (metrics of the MergeIntoCommand node; DESCRIBE HISTORY lacks them)."""
+    store = spark._jsparkSession.sharedState().statusStore()
+    first = store.executionsList().size()
+    run()
+    executions = store.executionsList()
+    counts = []
+    for index in range(first, executions.size()):
+        execution_id = executions.apply(index).executionId()
+        values = store.executionMetrics(execution_id)
+        nodes = store.planGraph(execution_id).allNodes()
+        for node in (nodes.apply(i) for i in range(nodes.size())):
+            if "MergeIntoCommand" not in node.name():
+                continue
+            metrics = {m.name(): m.accumulatorId() for m in _seq(node.metrics())}
+            counts.append(
+                tuple(
+                    int(values.get(metrics[f"number of target files {when} skipping"]).get())
+                    for when in ("before", "after")
+                )
+            )
+    [only] = counts
+    return only
+
+
+def _seq(scala_seq) -> list:
+    return [scala_seq.apply(i) for i in range(scala_seq.size())]
+
+
+class TestMergeTargetPruning:
+    def test_same_rows_as_the_plain_merge_and_fewer_files_read(self, scratch_project):
+        p = scratch_project
+        p.model("pruned", PRUNED_MODEL.format(prune="true", options="merge_prune_key_list_max=3"))
+        p.model("plain", PRUNED_MODEL.format(prune="false", options="merge_prune_key_list_max=3"))
+        p.dbt("run", "-s", "pruned", "plain")
+        rng = random.Random(20261124)
+        for batch in range(6):
+            # keys of one region of the table (updates), new keys, now and then a NULL key;
+            # small batches take the key-list form, larger ones the bounds
+            start = rng.randrange(1000, 7000)
+            keys = rng.sample(range(start, start + 300), rng.choice([2, 3, 40]))
+            keys += [8000 + 10 * batch + i for i in range(rng.randint(0, 3))]
+            keys += [None] if rng.random() < 0.3 else []
+            rows = [(k, f"b{batch}", rng.randint(0, 99)) for k in keys]
+            literal = ", ".join(
+                "(" + ", ".join("null" if v is None else repr(v) for v in r) + ")" for r in rows
+            )
+            files = {
+                name: merge_file_counts(
+                    p.spark,
+                    lambda name=name, literal=literal: p.dbt(
+                        "run", "-s", name, "--vars", json.dumps({"rows": literal})
+                    ),
+                )
+                for name in ("pruned", "plain")
+            }
+            assert table_rows(p, "pruned") == table_rows(p, "plain"), f"batch {batch}: {rows}"
+            # the plain MERGE reads every file to find the matches; the pruned one skips some
+            before, after = files["plain"]
+            assert before == after
+            assert files["pruned"][0] == before and files["pruned"][1] < before, files
+
+    def test_refused_with_not_matched_by_source(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "pruned_by_source",
+            PRUNED_MODEL.format(prune="true", options="not_matched_by_source_action='delete'"),
+        )
+        p.dbt("run", "-s", "pruned_by_source")
+        result = p.dbt(
+            "run", "-s", "pruned_by_source", "--vars", json.dumps({"rows": "(1, 'x', 2)"}),
+            expect_success=False,
+        )  # fmt: skip
+        assert not result.success
+        message = str(result.result[0].message)
+        assert "pruned_by_source" in message and "not_matched_by_source_action" in message
+        assert p.count("pruned_by_source") == 8000, "nothing was merged"
 
 
 class TestOtherStrategies:

@@ -101,6 +101,7 @@
     {%- do _drop_tmp_relation(tmp_relation, language) -%}
   {%- endif -%}
 
+  {%- do optimize_after_build(target_relation) -%}
   {%- set should_revoke = should_revoke(existing_relation, full_refresh_mode) -%}
   {%- do apply_grants(target_relation, config.get('grants'), should_revoke) -%}
   {%- do persist_docs(target_relation, model) -%}

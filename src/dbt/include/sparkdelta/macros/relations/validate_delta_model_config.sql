@@ -13,6 +13,16 @@
         "Model " ~ model_id ~ ": Delta tables do not support bucketing (`clustered_by`/`buckets`); "
         ~ "use `liquid_clustered_by` for clustering.") }}
   {%- endif -%}
+  {%- if config.get('optimize_after_build', false) is not boolean -%}
+    {{ exceptions.raise_compiler_error(
+        "Model " ~ model_id ~ ": optimize_after_build must be true or false, got "
+        ~ (config.get('optimize_after_build') | string | tojson) ~ ".") }}
+  {%- endif -%}
+  {%- if config.get('zorder_by') and config.get('liquid_clustered_by') -%}
+    {{ exceptions.raise_compiler_error(
+        "Model " ~ model_id ~ ": zorder_by cannot be combined with liquid_clustered_by "
+        ~ "(OPTIMIZE clusters a liquid-clustered table by its clustering columns). Keep one.") }}
+  {%- endif -%}
   {%- for option in ['identity_columns', 'generated_columns'] -%}
     {%- if config.get(option) -%}
       {{ exceptions.raise_compiler_error(

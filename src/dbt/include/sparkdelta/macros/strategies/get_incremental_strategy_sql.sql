@@ -1,5 +1,6 @@
 {#-
-  The write of one incremental run for a Delta model (pure: returns text), by strategy:
+  The write of one incremental run for a Delta model (returns text; reads nothing but the source's
+  key bounds under merge_prune_target), by strategy:
     merge             MERGE INTO (see get_delta_merge_sql)
     append            INSERT INTO
     insert_overwrite  INSERT OVERWRITE (dynamic partition overwrite when partition_by is set)
@@ -20,6 +21,12 @@
       {%- do options.update({option: config.get(option)}) -%}
     {%- endfor -%}
     {%- do options.update({'merge_skip_unchanged': config.get('merge_skip_unchanged', true)}) -%}
+    {%- if config.get('merge_prune_target') and options.unique_key -%}
+      {#- the one step that reads: the bounds of this run's source keys -#}
+      {%- set keys = [options.unique_key] if options.unique_key is string else options.unique_key -%}
+      {%- set predicates = predicates + get_merge_key_bounds(source, target, keys,
+          options.target_alias or 'DBT_INTERNAL_DEST', model.unique_id) -%}
+    {%- endif -%}
     {{ get_delta_merge_sql(target, source, options, target_columns, source_columns, predicates) }}
   {%- elif strategy in ('append', 'delete+insert') -%}
     insert into {{ target }} ({{ column_list | join(', ') }})
