@@ -13,7 +13,8 @@
     skip_matched_step / skip_not_matched_step
     merge_update_columns / merge_exclude_columns
     merge_skip_unchanged             default true: rows whose values are all equal are not
-                                     rewritten, so a rerun makes no change-data rows
+                                     updated, so a rerun makes no change-data rows (and, with
+                                     deletion vectors, no commit)
   `target_columns` / `source_columns` are column names of both sides (for the explicit update
   list and the unchanged check); `predicates` are incremental predicates on the target.
 -#}
