@@ -32,7 +32,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     loaded = load_batches(_session(args), _generator(args), args.bronze_schema, args.through)
     for batch_id, counts in loaded.items():
         appended = ", ".join(f"{t}={n}" for t, n in counts.items())
-        print(f"bronze batch {batch_id}: " + (f"appended {appended}" if counts else "already loaded"))
+        print(f"bronze batch {batch_id}: {f'appended {appended}' if counts else 'already loaded'}")
     return 0
 
 

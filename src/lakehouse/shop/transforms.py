@@ -105,45 +105,73 @@ def daily_revenue(lines: DataFrame, orders: DataFrame) -> DataFrame:
     )
 
 
-def touched_order_dates(
-    line_changes: DataFrame, order_changes: DataFrame, orders: DataFrame
-) -> DataFrame:
-    """The order dates whose revenue the changes may alter.
+# Up to this many changed orders, lookups use a literal list of order ids (Delta's data
+# skipping prunes files by their order_id range); above it, a semi-join.
+LITERAL_KEYS_MAX = 5000
 
-    Every change row counts (pre-images and deletes too: they hold the old order and date).
-    A changed line touches the current date of its order; a changed order touches both its old
-    and its new date.
-    """
-    order_ids = line_changes.select("order_id").union(order_changes.select("order_id"))
-    current_dates = order_ids.join(orders.select("order_id", "ordered_at"), on="order_id")
-    return (
-        current_dates.select(F.to_date("ordered_at").alias("order_date"))
-        .union(order_changes.select(F.to_date("ordered_at").alias("order_date")))
-        .where(F.col("order_date").isNotNull())
-        .distinct()
+
+def _for_orders(rows: DataFrame, order_ids: list[int]) -> DataFrame:
+    if len(order_ids) <= LITERAL_KEYS_MAX:
+        return rows.where(F.col("order_id").isin(order_ids))
+    keys = rows.sparkSession.createDataFrame([(k,) for k in order_ids], "order_id bigint")
+    return rows.join(F.broadcast(keys), on="order_id", how="left_semi")
+
+
+def _contributions(lines: DataFrame, orders: DataFrame, sign: int) -> DataFrame:
+    """Per order date, what these orders add to the daily revenue, times `sign`."""
+    return daily_revenue(lines, orders).select(
+        "order_date",
+        (F.col("order_count") * sign).alias("order_count"),
+        (F.col("line_count") * sign).alias("line_count"),
+        (F.col("revenue") * sign).alias("revenue"),
     )
 
 
 def daily_revenue_changes(
-    line_changes: DataFrame, order_changes: DataFrame, lines: DataFrame, orders: DataFrame
+    feed: ChangeFeed,
+    line_changes: DataFrame,
+    order_changes: DataFrame,
+    lines_table: str,
+    orders_table: str,
 ) -> DataFrame:
-    """Change rows for the daily revenue: the touched dates recomputed from the current
-    `lines` and `orders`, and a delete for each touched date that has no revenue any more."""
-    touched = touched_order_dates(line_changes, order_changes, orders)
-    recomputed = daily_revenue(lines, orders).join(touched, on="order_date")
-    emptied = touched.join(recomputed.select("order_date"), on="order_date", how="left_anti")
-    return (
-        recomputed.withColumn(CHANGE_TYPE, F.lit("update_postimage"))
-        .unionByName(
-            emptied.select(
-                "order_date",
-                F.lit(None).cast("bigint").alias("order_count"),
-                F.lit(None).cast("bigint").alias("line_count"),
-                F.lit(None).cast("decimal(18,2)").alias("revenue"),
-                F.lit("delete").alias(CHANGE_TYPE),
-            )
+    """Change rows for the daily revenue, in proportion to the change: for the orders the
+    feeds touch (either table, any change row), their contribution in the state the target
+    last saw (each upstream as of its processed version) is subtracted and their contribution
+    now is added, per order date, to the target's current rows of those dates. Only rows of the
+    touched orders and dates are read: a literal key list lets Delta skip the other files."""
+    changed = line_changes.select("order_id").union(order_changes.select("order_id"))
+    order_ids = sorted(
+        row.order_id for row in changed.where(F.col("order_id").isNotNull()).distinct().collect()
+    )
+    delta = _contributions(
+        _for_orders(feed.current(lines_table), order_ids),
+        _for_orders(feed.current(orders_table), order_ids),
+        1,
+    ).unionByName(
+        _contributions(
+            _for_orders(feed.previous(lines_table), order_ids),
+            _for_orders(feed.previous(orders_table), order_ids),
+            -1,
         )
-        .withColumn(COMMIT_VERSION, F.lit(0).cast("bigint"))
+    )
+    dates = [row.order_date for row in delta.select("order_date").distinct().collect()]
+    existing = feed.session.table(feed.target).where(F.col("order_date").isin(dates))
+    totals = (
+        existing.select("order_date", "order_count", "line_count", "revenue")
+        .unionByName(delta)
+        .groupBy("order_date")
+        .agg(
+            F.sum("order_count").cast("bigint").alias("order_count"),
+            F.sum("line_count").cast("bigint").alias("line_count"),
+            F.sum("revenue").cast("decimal(18,2)").alias("revenue"),
+        )
+    )
+    # A date left with no line is deleted; the others get their new totals.
+    emptied = F.col("line_count") == 0
+    return totals.select(
+        "order_date",
+        *(F.when(~emptied, F.col(c)).alias(c) for c in ("order_count", "line_count", "revenue")),
+        F.when(emptied, "delete").otherwise("update_postimage").alias(CHANGE_TYPE),
     )
 
 
@@ -151,13 +179,10 @@ def daily_revenue_from_feed(feed: ChangeFeed, lines_table: str, orders_table: st
     """The change rows of one run of the daily revenue: touched dates, or all on a snapshot."""
     line_changes = feed.changes(lines_table)
     order_changes = feed.changes(orders_table)
-    lines, orders = feed.current(lines_table), feed.current(orders_table)
     if feed.is_snapshot:
-        rows = daily_revenue(lines, orders).select(
-            "*",
-            F.lit(SNAPSHOT).alias(CHANGE_TYPE),
-            F.lit(0).cast("bigint").alias(COMMIT_VERSION),
+        rows = daily_revenue(feed.current(lines_table), feed.current(orders_table)).withColumn(
+            CHANGE_TYPE, F.lit(SNAPSHOT)
         )
     else:
-        rows = daily_revenue_changes(line_changes, order_changes, lines, orders)
-    return feed.with_watermark(rows)
+        rows = daily_revenue_changes(feed, line_changes, order_changes, lines_table, orders_table)
+    return feed.with_watermark(rows.withColumn(COMMIT_VERSION, F.lit(0).cast("bigint")))

@@ -260,6 +260,17 @@ class ChangeFeed:
         """The upstream as of its pinned end version."""
         return self.session.sql(f"select * from {table} version as of {self.end_version(table)}")
 
+    def previous(self, table: str) -> DataFrame:
+        """The upstream as of the version this model last processed: the state its target
+        reflects, to subtract old contributions from (not available on a snapshot run)."""
+        key = table_key(table)
+        if self.is_snapshot or key not in self.processed:
+            raise ChangeFeedError(
+                f"Model {self.model}: no processed version of {key} to read the previous state "
+                "of (a snapshot run has none); read `current` instead."
+            )
+        return self.session.sql(f"select * from {table} version as of {self.processed[key]}")
+
     def changes(self, table: str) -> DataFrame:
         """CDF rows after the processed version up to the pinned end (empty when none), or the
         whole upstream as `snapshot` rows when this run is a snapshot."""
