@@ -133,6 +133,13 @@ class SparkDeltaAdapter(SparkAdapter):
         value = table.rows[0][1]
         return None if value == "<undefined>" else value
 
+    def list_relations_without_caching(self, schema_relation: Any) -> list[Any]:
+        """dbt-spark's listing, without the session's temporary views: SHOW TABLE EXTENDED
+        lists them in every schema (with no schema of their own), so one left by a failed
+        statement would enter dbt's cache of each schema listed in that session."""
+        relations = super().list_relations_without_caching(schema_relation)
+        return [relation for relation in relations if relation.schema]
+
     @available
     def connection_method(self) -> str:
         """The profile's connection method (`session`, `thrift`, ...): dbt's `target` in Jinja
