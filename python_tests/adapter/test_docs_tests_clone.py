@@ -232,23 +232,39 @@ class TestDropSchemaNamed(BaseDropSchemaNamed):
     pass
 
 
+class SparkCaching:
+    """dbt-tests-adapter's cache check, on Spark's two-part names: a relation has no database
+    (the base test lowercases it), so schema and identifier are compared."""
+
+    def run_and_inspect_cache(self, project, run_args=None):
+        run_dbt(run_args)
+        [relation] = list(project.adapter.cache.relations)
+        assert relation.schema == project.test_schema.lower()
+        run_dbt(run_args)  # the cache is now populated from the schema listing
+        [listed] = list(project.adapter.cache.relations)
+        assert (relation.schema.lower(), relation.identifier.lower()) == (
+            listed.schema.lower(),
+            listed.identifier.lower(),
+        )
+
+
 @pytest.mark.slow
-class TestCachingLowercaseModel(BaseCachingLowercaseModel):
+class TestCachingLowercaseModel(SparkCaching, BaseCachingLowercaseModel):
     pass
 
 
 @pytest.mark.slow
-class TestCachingUppercaseModel(BaseCachingUppercaseModel):
+class TestCachingUppercaseModel(SparkCaching, BaseCachingUppercaseModel):
     pass
 
 
 @pytest.mark.slow
-class TestCachingSelectedSchemaOnly(BaseCachingSelectedSchemaOnly):
+class TestCachingSelectedSchemaOnly(SparkCaching, BaseCachingSelectedSchemaOnly):
     pass
 
 
 @pytest.mark.slow
-class TestNoPopulateCache(BaseNoPopulateCache):
+class TestNoPopulateCache(SparkCaching, BaseNoPopulateCache):
     pass
 
 
