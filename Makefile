@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-reliability lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
+.PHONY: install run test test-unit test-adapter test-reliability lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test-reliability: $(INSTALLED)
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit
+
+## dbt's standard adapter test suite (dbt-tests-adapter) on the embedded session target, its
+## slow classes included (`make test` runs the others); -rs lists every skipped class's reason.
+test-adapter: $(INSTALLED)
+	$(BIN)/python -m pytest -rs python_tests/adapter
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
 ## render them into docs/interop.md (the test fails on results that differ from the recorded ones).

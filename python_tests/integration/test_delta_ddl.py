@@ -131,7 +131,10 @@ models:
         assert "delta.constraints.amount_positive" not in properties
         assert "delta.constraints.id_not_null" not in properties
 
-    def test_unenforceable_constraint_is_a_compile_error(self, scratch_project):
+    def test_unenforceable_constraints_are_built_recorded_and_warned_about(self, scratch_project):
+        """dbt's semantics for constraints a platform cannot enforce: the model is built and a
+        warning says so; the adapter records them as dbt.constraint.* table properties (and
+        unsets them when they leave the config). not_null stays enforced."""
         p = scratch_project
         p.write(
             "models/pk.yml",
@@ -139,16 +142,43 @@ models:
 version: 2
 models:
   - name: pk
+    constraints:
+      - type: foreign_key
+        columns: [name]
+        expression: other_schema.customers (customer_name)
     columns:
       - name: id
         constraints:
           - type: primary_key
+          - type: not_null
+      - name: name
+        constraints:
+          - type: unique
+            name: name_is_unique
 """,
         )
         p.model("pk", model_sql("unique_key='id'"))
-        result = p.dbt("run", "-s", "pk", expect_success=False)
-        message = str(result.result[0].message)
-        assert "model.scratch.pk" in message and "primary_key" in message
+        warnings: list[str] = []
+
+        def collect(event) -> None:
+            if event.info.name == "JinjaLogWarning":
+                warnings.append(event.info.msg)
+
+        result = p.runner.invoke("run", "-s", "pk", callbacks=[collect])
+        assert result.success, result.exception
+        properties = p.tblproperties("pk")
+        assert properties["dbt.constraint.primary_key_id"] == "primary_key (id)"
+        assert properties["dbt.constraint.name_is_unique"] == "unique (name)"
+        assert properties["dbt.constraint.foreign_key_name"] == (
+            "foreign_key (name) references other_schema.customers (customer_name)"
+        )
+        assert properties["delta.constraints.id_not_null"] == "`id` is not null"
+        [warning] = [w for w in warnings if "model.scratch.pk" in w]
+        assert "does not enforce" in warning and "dbt.constraint.primary_key_id" in warning
+
+        p.write("models/pk.yml", "version: 2\nmodels:\n  - name: pk\n")
+        p.dbt("run", "-s", "pk")
+        assert not [k for k in p.tblproperties("pk") if k.startswith("dbt.constraint.")]
 
 
 def column_defaults(project, name: str) -> dict[str, str]:

@@ -166,6 +166,23 @@ class TestMerge:
         assert table_rows(p, "keyless") == [(1, "a", 1), (1, "a", 1), (2, "b", 2)]
         assert p.history("keyless")[0].operation == "MERGE"
 
+    def test_delta_s_own_message_reaches_the_user(self, scratch_project):
+        """PySpark 4.0.1 cannot build the message of a Delta error class (it reports
+        "[INTERNAL_ERROR] Cannot find main error class ..."); the adapter reads Delta's own
+        message back from the JVM exception: the error class and the unresolved column."""
+        p = scratch_project
+        p.model("bad_condition", model("unique_key='id'", [(1, "a", 1)]))
+        p.dbt("run", "-s", "bad_condition")
+        config = "unique_key='id', matched_condition='DBT_INTERNAL_SOURCE.no_such_column > 0'"
+        p.model("bad_condition", model(config, [(1, "a", 2)]))
+        result = p.dbt("run", "-s", "bad_condition", expect_success=False)
+        message = str(result.result[0].message)
+        assert "DELTA_MERGE_UNRESOLVED_EXPRESSION" in message
+        assert "no_such_column" in message
+        assert "Cannot find main error class" not in message
+        assert "\tat org.apache" not in message and "\n\tat " not in message
+        assert table_rows(p, "bad_condition") == [(1, "a", 1)]
+
     @pytest.mark.parametrize(
         "config, expected",
         [

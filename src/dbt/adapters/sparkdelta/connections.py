@@ -80,6 +80,40 @@ def without_jvm_stack(message: str) -> str:
     return text
 
 
+# PySpark 4.0.1 rebuilds the message of a JVM error from Spark's own list of error classes,
+# which lacks Delta's (DELTA_*): building it fails, and what reaches Python is this.
+LOST_ERROR_CLASS = "Cannot find main error class"
+
+
+def jvm_error_message(exc: BaseException, max_depth: int = 12) -> str | None:
+    """The JVM's own message of the error behind `exc` (e.g. Delta's DELTA_MERGE_UNRESOLVED_
+    EXPRESSION with the column it could not resolve), when PySpark lost it.
+
+    PySpark raises its INTERNAL_ERROR while converting the original py4j error, so the original
+    is in the chain of causes and contexts of the exception dbt-spark raises: its JVM exception
+    (`java_exception`, or `_origin` of an already converted one) still has the message. None
+    when no exception of the chain has a usable one."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending and len(seen) < max_depth:
+        current = pending.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        for attribute in ("java_exception", "_origin"):
+            java = getattr(current, attribute, None)
+            if java is None:
+                continue
+            try:
+                message = str(java.getMessage() or "")
+            except Exception:  # a dead gateway: the caller keeps PySpark's message
+                continue
+            if message and LOST_ERROR_CLASS not in message:
+                return message
+        pending += [current.__cause__, current.__context__]
+    return None
+
+
 def without_query_plan(message: str) -> str:
     """Spark appends the logical plan to an analysis error (";\n'Project [...]\n+- ..."):
     dozens of lines that bury the one that names the missing column or table."""
@@ -227,7 +261,8 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
-            message = without_jvm_stack(exc.msg)
+            recovered = jvm_error_message(exc) if LOST_ERROR_CLASS in exc.msg else None
+            message = without_jvm_stack(recovered or exc.msg)
             connection = self.get_if_exists()
             credentials = connection.credentials if connection is not None else None
             if credentials is not None and credentials.method != SparkConnectionMethod.SESSION:

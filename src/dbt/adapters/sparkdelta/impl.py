@@ -4,9 +4,12 @@ change-feed protocol, and Python models on open-source Spark."""
 from __future__ import annotations
 
 import builtins
+import datetime
+import decimal
 import json
 import re
 import subprocess
+import uuid
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -130,6 +133,47 @@ class SparkDeltaAdapter(SparkAdapter):
         value = table.rows[0][1]
         return None if value == "<undefined>" else value
 
+    def list_relations_without_caching(self, schema_relation: Any) -> list[Any]:
+        """dbt-spark's listing, without the session's temporary views: SHOW TABLE EXTENDED
+        lists them in every schema (with no schema of their own), so one left by a failed
+        statement would enter dbt's cache of each schema listed in that session."""
+        relations = super().list_relations_without_caching(schema_relation)
+        return [relation for relation in relations if relation.schema]
+
+    @available
+    def connection_method(self) -> str:
+        """The profile's connection method (`session`, `thrift`, ...): dbt's `target` in Jinja
+        carries only dbt-spark's connection keys, which leave it out."""
+        return str(getattr(self.config.credentials.method, "value", self.config.credentials.method))
+
+    @available
+    def load_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str:
+        """Load a seed's rows into `relation` through the embedded SparkSession, without
+        writing any value into SQL text: the rows become a DataFrame of text columns (None for
+        an empty cell), registered as a temporary view, and one INSERT ... SELECT casts each
+        column to its type (one Delta commit). Returns the statement, for the compiled file."""
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        from dbt.adapters.sparkdelta.session import active_session
+
+        session = active_session()
+        if session is None:
+            raise DbtRuntimeError(f"Seed {relation}: no SparkSession in this process to load it.")
+        columns = [f"c{index}" for index in range(len(agate_table.column_names))]
+        schema = StructType([StructField(name, StringType(), True) for name in columns])
+        rows = [tuple(seed_value_text(value) for value in row) for row in agate_table.rows]
+        view = f"sparkdelta_seed_{uuid.uuid4().hex}"
+        casts = ", ".join(
+            f"cast(`{name}` as {data_type})" for name, data_type in zip(columns, types, strict=True)
+        )
+        sql = f"insert into {relation} select {casts} from {view}"
+        session.createDataFrame(rows, schema).createOrReplaceTempView(view)
+        try:
+            self.execute(sql)
+        finally:
+            session.catalog.dropTempView(view)
+        return sql
+
     @classmethod
     def type(cls) -> str:
         return "sparkdelta"
@@ -174,6 +218,24 @@ class SparkDeltaAdapter(SparkAdapter):
             # dbt's exceptions print as "Runtime Error\n  <msg>": keep the message alone.
             return {"error": short_error_message(getattr(exc, "msg", None) or str(exc))}
         return {"table": table}
+
+
+def seed_value_text(value: Any) -> str | None:
+    """A seed cell (as agate parsed it) as the text Spark casts to the column's type: None stays
+    None (NULL), numbers in plain notation, dates and timestamps in ISO form."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return str(value.total_seconds())
+    return str(value)
 
 
 def short_error_message(message: str) -> str:

@@ -82,7 +82,8 @@
     {%- elif strategy == 'insert_overwrite' and config.get('partition_by') -%}
       {%- do settings.update({'spark.sql.sources.partitionOverwriteMode': 'dynamic'}) -%}
     {%- elif strategy == 'delete+insert' -%}
-      {%- do run_query(get_delete_matching_keys_sql(tmp_relation, target_relation, unique_key)) -%}
+      {%- do run_query(get_delete_matching_keys_sql(tmp_relation, target_relation, unique_key,
+          config.get('incremental_predicates') or config.get('predicates'))) -%}
     {%- endif -%}
 
     {%- if custom_strategy_macro is defined -%}

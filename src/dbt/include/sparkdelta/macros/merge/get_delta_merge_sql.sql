@@ -63,7 +63,14 @@
   {%- set update_columns = [] -%}
   {%- set explicit = options.get('merge_update_columns') or [] -%}
   {%- set excluded = (options.get('merge_exclude_columns') or []) | map('lower') | list -%}
-  {%- for column in (explicit or target_columns) -%}
+  {#- target columns the new data no longer has (on_schema_change append_new_columns / ignore)
+      are left as they are on update and NULL on insert -#}
+  {%- set shared_columns = [] -%}
+  {%- for column in target_columns if column | lower in source_names -%}
+    {%- do shared_columns.append(column) -%}
+  {%- endfor -%}
+  {%- set missing_in_source = target_columns | length > shared_columns | length -%}
+  {%- for column in (explicit or shared_columns) -%}
     {%- if column | lower not in excluded -%}
       {%- do update_columns.append(column) -%}
     {%- endif -%}
@@ -105,7 +112,14 @@
     {%- endif %}
   {%- endif %}
   {%- if not options.get('skip_not_matched_step') %}
-  when not matched{{ ' and (' ~ options.get('not_matched_condition') ~ ')' if options.get('not_matched_condition') }} then insert *
+  when not matched{{ ' and (' ~ options.get('not_matched_condition') ~ ')' if options.get('not_matched_condition') }} then insert
+    {%- if missing_in_source and not new_columns %}
+    {%- set inserted = [] -%}
+    {%- for column in shared_columns -%}{%- do inserted.append(quote_identifier(column)) -%}{%- endfor %}
+    ({{ inserted | join(', ') }})
+    values ({% for column in inserted %}{{ src }}.{{ column }}{{ ', ' if not loop.last }}{% endfor %})
+    {%- else %} *
+    {%- endif %}
   {%- endif %}
   {%- if by_source_action %}
   when not matched by source{{ ' and (' ~ options.get('not_matched_by_source_condition') ~ ')' if options.get('not_matched_by_source_condition') }} then

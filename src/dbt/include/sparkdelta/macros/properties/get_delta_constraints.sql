@@ -3,7 +3,9 @@
   columns), as {name: boolean SQL expression}. A NOT NULL constraint becomes the CHECK
   `<column> is not null`: Delta refuses to make an existing nullable column NOT NULL and a CTAS
   cannot declare column nullability, while a CHECK constraint can be in the first commit and be
-  added or dropped later. Constraint types Delta does not enforce are a compile error.
+  added or dropped later. `primary_key`, `foreign_key` and `unique` constraints, which Delta
+  cannot enforce, are left to get_unenforced_constraints (stored as table properties, with a
+  warning); any other type is a compile error.
 -#}
 {% macro get_delta_constraints(model_node) %}
   {%- set found = {} -%}
@@ -33,11 +35,10 @@
       {%- set name = constraint.get('name') or 'check_' ~ local_md5(constraint.get('expression'))[:8] -%}
       {%- do safe_identifier(name, 'constraint name of ' ~ model_node.unique_id) -%}
       {%- do found.update({name: constraint.get('expression')}) -%}
-    {%- else -%}
+    {%- elif kind not in ['primary_key', 'foreign_key', 'unique'] -%}
       {{ exceptions.raise_compiler_error(
-          "Model " ~ model_node.unique_id ~ ": `" ~ kind ~ "` constraints are not enforced by "
-          ~ "open-source Delta Lake. Use a data test instead (unique, relationships), or a "
-          ~ "not_null / check constraint.") }}
+          "Model " ~ model_node.unique_id ~ ": constraint type `" ~ kind ~ "` is not supported; "
+          ~ "use not_null, check, primary_key, foreign_key or unique.") }}
     {%- endif -%}
   {%- endfor -%}
   {{ return(found) }}

@@ -26,7 +26,7 @@
     {%- do desired_clustering.append(column | replace('`', '')) -%}
   {%- endfor -%}
   {%- set statements = get_reconcile_delta_table_sql(
-      relation, get_delta_table_properties(), current,
+      relation, get_delta_table_properties(warn=true), current,
       desired_clustering, detail_before['clusteringColumns'] | list) -%}
   {%- for statement in statements -%}
     {%- do log(model.unique_id ~ ": " ~ statement, info=true) -%}

@@ -15,7 +15,7 @@
   {{ get_delta_layout_sql() }}
   {{ location_clause() }}
   {{ comment_clause() }}
-  {{ get_tblproperties_sql(get_delta_table_properties()) }}
+  {{ get_tblproperties_sql(get_delta_table_properties(warn=true)) }}
   as
   {{ sql }}
 {%- endmacro %}
