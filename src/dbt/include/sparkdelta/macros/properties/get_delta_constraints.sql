@@ -9,15 +9,7 @@
 -#}
 {% macro get_delta_constraints(model_node) %}
   {%- set found = {} -%}
-  {%- set declared = [] -%}
-  {%- for constraint in model_node.get('constraints') or [] -%}
-    {%- do declared.append((none, constraint)) -%}
-  {%- endfor -%}
-  {%- for column_name, column in (model_node.get('columns') or {}).items() -%}
-    {%- for constraint in column.get('constraints') or [] -%}
-      {%- do declared.append((column_name, constraint)) -%}
-    {%- endfor -%}
-  {%- endfor -%}
+  {%- set declared = get_declared_constraints(model_node) -%}
 
   {%- for column_name, constraint in declared -%}
     {%- set kind = constraint.get('type') -%}
