@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 
@@ -239,26 +240,35 @@ def merge_file_counts(spark, run) -> tuple[int, int]:
     """Delta's own numbers for the one MERGE that `run()` makes: the target files before and
     after data skipping (metrics of the MergeIntoCommand node; DESCRIBE HISTORY lacks them)."""
     store = spark._jsparkSession.sharedState().statusStore()
-    first = store.executionsList().size()
-    run()
-    executions = store.executionsList()
-    counts = []
-    for index in range(first, executions.size()):
-        execution_id = executions.apply(index).executionId()
+
+    def execution_ids() -> list[int]:
+        # the store keeps the latest executions only (spark.sql.ui.retainedExecutions)
+        return [e.executionId() for e in _seq(store.executionsList())]
+
+    def merge_counts(execution_id: int) -> list[tuple[int, int] | None]:
         values = store.executionMetrics(execution_id)
-        nodes = store.planGraph(execution_id).allNodes()
-        for node in (nodes.apply(i) for i in range(nodes.size())):
-            if "MergeIntoCommand" not in node.name():
-                continue
-            metrics = {m.name(): m.accumulatorId() for m in _seq(node.metrics())}
-            counts.append(
-                tuple(
-                    int(values.get(metrics[f"number of target files {when} skipping"]).get())
+        found = []
+        for node in _seq(store.planGraph(execution_id).allNodes()):
+            if "MergeIntoCommand" in node.name():
+                metrics = {m.name(): m.accumulatorId() for m in _seq(node.metrics())}
+                counts = [
+                    values.get(metrics[f"number of target files {when} skipping"])
                     for when in ("before", "after")
-                )
-            )
-    [only] = counts
-    return only
+                ]
+                defined = all(c.isDefined() for c in counts)
+                found.append(tuple(int(c.get()) for c in counts) if defined else None)
+        return found
+
+    last_before = max(execution_ids(), default=-1)
+    run()
+    # Spark's listener records the metrics asynchronously: wait until the MERGE's are in.
+    for _ in range(60):
+        found = [c for i in execution_ids() if i > last_before for c in merge_counts(i)]
+        if found and None not in found:
+            [only] = found
+            return only
+        time.sleep(0.5)
+    raise AssertionError(f"no complete MERGE metrics recorded: {found}")
 
 
 def _seq(scala_seq) -> list:
