@@ -2,6 +2,7 @@
 implementations, run through the sparkdelta adapter)."""
 
 import pytest
+from dbt.tests.adapter.utils import fixture_get_intervals_between
 from dbt.tests.adapter.utils.data_types.test_type_bigint import BaseTypeBigInt
 from dbt.tests.adapter.utils.data_types.test_type_boolean import BaseTypeBoolean
 from dbt.tests.adapter.utils.data_types.test_type_float import BaseTypeFloat
@@ -49,6 +50,7 @@ from dbt.tests.adapter.utils.test_split_part import BaseSplitPart
 from dbt.tests.adapter.utils.test_string_literal import BaseStringLiteral
 from dbt.tests.adapter.utils.test_timestamps import BaseCurrentTimestamps
 from dbt.tests.adapter.utils.test_validate_sql import BaseValidateSqlMethod
+from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from python_tests.adapter import SUITE
 
@@ -150,11 +152,32 @@ class TestGenerateSeries(BaseGenerateSeries):
     pass
 
 
-# Open defect, inherited from dbt-spark (no spark__get_intervals_between): the default macro
-# renders a Python None into the SQL. An expected failure, never a pass, until it is fixed.
-@pytest.mark.xfail(strict=True, reason="defect: get_intervals_between renders None on Spark")
+INTERVALS_MODEL = """
+select
+    {{ get_intervals_between(START, "'2023-09-12'", "day") }} as intervals,
+    11 as expected
+"""
+
+
 class TestGetIntervalsBetween(BaseGetIntervalsBetween):
-    pass
+    """The base class gives Spark dates as '09/01/2023', which Spark cannot read (dbt's default
+    then rendered NULL into the model); ISO dates here, and the US form is a clear error."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "test_get_intervals_between.yml": (
+                fixture_get_intervals_between.models__test_get_intervals_between_yml
+            ),
+            "test_get_intervals_between.sql": INTERVALS_MODEL.replace("START", "\"'2023-09-01'\""),
+            "unreadable_dates.sql": INTERVALS_MODEL.replace("START", "\"'09/01/2023'\""),
+        }
+
+    def test_build_assert_equal(self, project):
+        run_dbt(["build", "-s", "test_get_intervals_between"])
+        _, log = run_dbt_and_capture(["run", "-s", "unreadable_dates"], expect_pass=False)
+        assert "get_intervals_between('09/01/2023', '2023-09-12', day)" in log
+        assert "could not read the dates" in log
 
 
 class TestGetPowersOfTwo(BaseGetPowersOfTwo):
@@ -177,9 +200,6 @@ class TestLength(BaseLength):
     pass
 
 
-# Open defect, inherited from dbt-spark: its listagg (collect_list + array_join) ignores the
-# order-by and limit arguments, so the ordered variants of the test differ.
-@pytest.mark.xfail(strict=True, reason="defect: listagg ignores order_by_clause and limit_num")
 class TestListagg(BaseListagg):
     pass
 
