@@ -10,11 +10,14 @@ import time
 import pytest
 
 
-def values(rows: list[tuple], columns: str) -> str:
-    literal = ", ".join(
+def row_literals(rows: list[tuple]) -> str:
+    return ", ".join(
         "(" + ", ".join("null" if v is None else repr(v) for v in row) + ")" for row in rows
     )
-    return f"select * from values {literal} as t({columns})"
+
+
+def values(rows: list[tuple], columns: str) -> str:
+    return f"select * from values {row_literals(rows)} as t({columns})"
 
 
 def model(config: str, rows: list[tuple], columns: str = "id, name, amount") -> str:
@@ -290,9 +293,7 @@ class TestMergeTargetPruning:
             keys += [8000 + 10 * batch + i for i in range(rng.randint(0, 3))]
             keys += [None] if rng.random() < 0.3 else []
             rows = [(k, f"b{batch}", rng.randint(0, 99)) for k in keys]
-            literal = ", ".join(
-                "(" + ", ".join("null" if v is None else repr(v) for v in r) + ")" for r in rows
-            )
+            literal = row_literals(rows)
             files = {
                 name: merge_file_counts(
                     p.spark,
