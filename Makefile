@@ -4,7 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-adapter test-reliability lint fix clean interop bench endpoint-start endpoint-stop endpoint-status
+.PHONY: install run test test-unit test-adapter test-reliability test-cluster lint fix clean interop bench \
+	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +21,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow and not cluster"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -28,6 +29,11 @@ test: $(INSTALLED)
 test-reliability: $(INSTALLED)
 	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/test_reliability.py \
 		python_tests/integration/test_equivalence.py
+
+## The project on a Spark standalone cluster started here (a master and two 1-core workers on
+## loopback): the embedded target and the endpoint run the pipeline on its executors.
+test-cluster: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -s -m cluster python_tests/integration/test_cluster.py
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit
@@ -67,6 +73,17 @@ endpoint-stop: $(INSTALLED)
 
 endpoint-status: $(INSTALLED)
 	$(BIN)/lakehouse endpoint status
+
+## A local Spark standalone cluster; point the project at it with
+## LAKEHOUSE_SPARK_MASTER=spark://127.0.0.1:7077 (docs/deployment.md).
+cluster-start: $(INSTALLED)
+	$(BIN)/lakehouse cluster start
+
+cluster-stop: $(INSTALLED)
+	$(BIN)/lakehouse cluster stop
+
+cluster-status: $(INSTALLED)
+	$(BIN)/lakehouse cluster status
 
 clean:
 	rm -rf target logs .lakehouse

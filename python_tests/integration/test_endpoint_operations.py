@@ -15,6 +15,7 @@ import pytest
 
 from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
+from lakehouse.processes import ProcessError
 from python_tests.conftest import (
     _SKIP_REASON,
     _delta_unavailable,
@@ -39,7 +40,7 @@ def running_endpoint(tmp_path_factory):
         settings = endpoint.EndpointSettings.from_env()
     try:
         endpoint.start(settings, timeout=300)
-    except endpoint.EndpointError as exc:
+    except ProcessError as exc:
         if "could not be resolved" in str(exc):
             _delta_unavailable.append(str(exc))
             pytest.skip(f"{_SKIP_REASON}: {exc}")
@@ -386,7 +387,7 @@ class TestArgumentsCannotInject:
 def test_endpoint_status_and_port_taken(running_endpoint):
     healthy, line = endpoint.status(running_endpoint)
     assert healthy, line
-    with pytest.raises(endpoint.EndpointError, match="already in use"):
+    with pytest.raises(ProcessError, match="already in use"):
         twin = endpoint.EndpointSettings(
             session=running_endpoint.session.__class__(home=running_endpoint.session.home / "twin"),
             thrift_port=running_endpoint.thrift_port,

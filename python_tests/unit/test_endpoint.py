@@ -9,6 +9,7 @@ import pytest
 
 from dbt.adapters.sparkdelta.session import SessionSettings, spark_conf
 from lakehouse import endpoint
+from lakehouse.processes import ProcessError
 
 
 @pytest.fixture
@@ -48,9 +49,7 @@ def test_taken_port_is_refused_before_launch(settings):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", settings.thrift_port))
         busy.listen()
-        with pytest.raises(
-            endpoint.EndpointError, match="10123 is already in use.*LAKEHOUSE_THRIFT_PORT"
-        ):
+        with pytest.raises(ProcessError, match="10123 is already in use.*LAKEHOUSE_THRIFT_PORT"):
             endpoint.start(settings, timeout=1)
     assert not settings.pid_file.exists()
 
@@ -58,7 +57,7 @@ def test_taken_port_is_refused_before_launch(settings):
 def test_missing_java_is_explained(settings, monkeypatch):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")
-    with pytest.raises(endpoint.EndpointError, match="Java not found"):
+    with pytest.raises(ProcessError, match="Java not found"):
         endpoint.start(settings, timeout=1)
 
 
@@ -85,3 +84,14 @@ def test_spark_errors_are_cut_to_their_sentence():
         "[EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE] 'DESCRIBE DETAIL' expects a table but `s`.`v` "
         "is a view. SQLSTATE: 42809"
     )
+
+
+def test_bind_host_opens_the_endpoint_to_other_hosts(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_BIND_HOST", "0.0.0.0")
+    settings = endpoint.EndpointSettings.from_env()
+    conf = endpoint.endpoint_conf(settings)
+    assert conf["spark.connect.grpc.binding.address"] == "0.0.0.0"
+    assert "hive.server2.thrift.bind.host=0.0.0.0" in endpoint.spark_submit_command(settings)
+    # a client on this host still reaches it by localhost
+    assert settings.connect_url == "sc://localhost:15002"

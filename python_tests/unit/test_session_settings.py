@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dbt.adapters.sparkdelta.session import (
+    DeltaRuntimeUnavailable,
     SessionSettings,
     delta_coordinates,
     delta_version,
@@ -110,3 +113,56 @@ def test_missing_java_is_named():
 def test_unknown_failure_quotes_the_last_line():
     message = explain_launch_failure("something odd\nError: bad option --foo\n\n", "/log")
     assert "Error: bad option --foo" in message
+
+
+def test_a_warehouse_uri_is_kept_as_given(tmp_path):
+    uri = "s3a://lake/warehouse"
+    settings = SessionSettings.from_profile({"warehouse_dir": uri}, tmp_path)
+    assert spark_conf(settings)["spark.sql.warehouse.dir"] == uri
+    relative = SessionSettings.from_profile({"warehouse_dir": "tables"}, tmp_path)
+    assert relative.warehouse_dir == str(tmp_path / "tables")
+    # the metastore stays under the home
+    assert settings.metastore_dir == (tmp_path / ".sparkdelta" / "metastore_db").resolve()
+
+
+def test_a_spark_conf_file_overrides_everything(tmp_path):
+    conf_file = tmp_path / "spark-defaults.conf"
+    conf_file.write_text(
+        "# executors of the cluster\n"
+        "spark.executor.memory   8g\n"
+        "spark.sql.shuffle.partitions=64\n"
+        "spark.hadoop.fs.s3a.endpoint http://minio:9000\n"
+    )
+    settings = SessionSettings.from_profile(
+        {
+            "spark_conf_file": "spark-defaults.conf",
+            "server_side_parameters": {"spark.sql.shuffle.partitions": "4"},
+        },
+        tmp_path,
+    )
+    conf = spark_conf(settings)
+    assert conf["spark.executor.memory"] == "8g"
+    assert conf["spark.sql.shuffle.partitions"] == "64"
+    assert conf["spark.hadoop.fs.s3a.endpoint"] == "http://minio:9000"
+
+
+def test_a_bad_spark_conf_file_is_named(tmp_path):
+    with pytest.raises(DeltaRuntimeUnavailable, match=r"spark_conf_file .*missing.conf"):
+        SessionSettings.from_profile({"spark_conf_file": "missing.conf"}, tmp_path)
+    (tmp_path / "bad.conf").write_text("spark.master\n")
+    with pytest.raises(DeltaRuntimeUnavailable, match="line 1: expected `key value`"):
+        SessionSettings.from_profile({"spark_conf_file": "bad.conf"}, tmp_path)
+
+
+def test_the_project_profile_maps_the_cluster_settings(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_SPARK_MASTER", "spark://10.0.0.5:7077")
+    monkeypatch.setenv("LAKEHOUSE_DRIVER_HOST", "10.0.0.9")
+    monkeypatch.setenv("LAKEHOUSE_WAREHOUSE", "s3a://lake/warehouse")
+    monkeypatch.setenv("LAKEHOUSE_SPARK_CORES_MAX", "8")
+    conf = spark_conf(session_settings())
+    assert conf["spark.master"] == "spark://10.0.0.5:7077"
+    assert conf["spark.driver.host"] == "10.0.0.9"
+    assert conf["spark.sql.warehouse.dir"] == "s3a://lake/warehouse"
+    assert conf["spark.cores.max"] == "8"
+    assert "spark.executor.memory" not in conf  # unset: Spark's default

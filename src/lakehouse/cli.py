@@ -21,7 +21,16 @@ def _project_dir(args: argparse.Namespace) -> Path:
 
 
 def _session(args: argparse.Namespace):
-    return get_or_create_session(session_settings(_project_dir(args)))
+    """The Spark session of LAKEHOUSE_TARGET: embedded for `local`; for a remote target, a Spark
+    Connect session to its endpoint, so loading bronze needs no second metastore client."""
+    project_dir = _project_dir(args)
+    target = os.environ.get("LAKEHOUSE_TARGET") or "local"
+    output = profile_output(target, project_dir)
+    if output.get("method") == "session":
+        return get_or_create_session(session_settings(project_dir))
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    return ConnectSession.builder.remote(output["spark_connect_url"]).getOrCreate()
 
 
 def _generator(args: argparse.Namespace) -> ShopGenerator:
@@ -41,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     `dbt build` again; then show what Delta did with that batch."""
     project_dir = _project_dir(args)
     dbt = DbtRunner(project_dir, project_dir, bronze_schema=args.bronze_schema)
-    schema = profile_output("local", project_dir)["schema"]
+    schema = profile_output(os.environ.get("LAKEHOUSE_TARGET") or "local", project_dir)["schema"]
     spark = _session(args)
     # The commit audit reads the tables' logs at run time: it is built after everything else.
     everything_but_audit = ("build", "--exclude", "tag:audit")
@@ -111,23 +120,42 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 1 if violations else 0
 
 
-def cmd_endpoint(args: argparse.Namespace) -> int:
-    from lakehouse import endpoint
+def _manage(name: str, module, settings, args: argparse.Namespace) -> int:
+    """start | stop | status of a background service (the endpoint, the cluster)."""
+    from lakehouse.processes import ProcessError
 
-    settings = endpoint.EndpointSettings.from_env(_project_dir(args))
     try:
         if args.action == "start":
-            print(f"endpoint {endpoint.start(settings, timeout=args.timeout)}")
+            print(f"{name} {module.start(settings, timeout=args.timeout)}")
         elif args.action == "stop":
-            print(f"endpoint {endpoint.stop(settings)}")
+            print(f"{name} {module.stop(settings)}")
         else:
-            healthy, line = endpoint.status(settings)
-            print(f"endpoint {line}")
+            healthy, line = module.status(settings)
+            print(f"{name} {line}")
             return 0 if healthy else 1
-    except endpoint.EndpointError as exc:
+    except ProcessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def cmd_endpoint(args: argparse.Namespace) -> int:
+    from lakehouse import endpoint
+
+    return _manage(
+        "endpoint", endpoint, endpoint.EndpointSettings.from_env(_project_dir(args)), args
+    )
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    from lakehouse import cluster
+
+    try:
+        settings = cluster.ClusterSettings.from_env(_project_dir(args))
+    except cluster.ClusterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _manage("cluster", cluster, settings, args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,6 +196,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=300.0, help="seconds to wait for a healthy start"
     )
     endpoint.set_defaults(func=cmd_endpoint)
+
+    cluster = commands.add_parser(
+        "cluster", help="start, stop or check a local Spark standalone cluster (master + workers)"
+    )
+    cluster.add_argument("action", choices=["start", "stop", "status"])
+    cluster.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds to wait for the workers"
+    )
+    cluster.set_defaults(func=cmd_cluster)
     return parser
 
 

@@ -3,7 +3,9 @@
 `lakehouse endpoint start|stop|status`. The server is one Spark application started with
 `spark-submit` from pyspark's own distribution, configured by the adapter's `spark_conf` (the
 same Delta, metastore and warehouse settings as the embedded session) plus the Spark Connect
-plugin. It binds to localhost only. Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`.
+plugin. It listens on LAKEHOUSE_BIND_HOST (default localhost: no other host can reach it).
+Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`. With LAKEHOUSE_SPARK_MASTER=spark://...
+its queries run on a Spark cluster's executors (`lakehouse cluster`, docs/deployment.md).
 
 The embedded Derby metastore admits one process: while the endpoint runs, use the `thrift`
 target (or give the embedded session another LAKEHOUSE_HOME).
@@ -13,9 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -27,14 +26,14 @@ from dbt.adapters.sparkdelta.session import (
     explain_launch_failure,
     spark_conf,
 )
+from lakehouse import processes
 from lakehouse.settings import session_settings
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
-BIND_HOST = "localhost"
 
 
-class EndpointError(RuntimeError):
+class EndpointError(processes.ProcessError):
     """The endpoint could not be started, reached or stopped (one actionable message)."""
 
 
@@ -43,6 +42,8 @@ class EndpointSettings:
     session: SessionSettings
     thrift_port: int = 10000
     connect_port: int = 15002
+    # Where Thrift and Connect listen: an address of this host, or 0.0.0.0 for all of them.
+    bind_host: str = "localhost"
 
     @classmethod
     def from_env(cls, project_dir: str | os.PathLike | None = None) -> EndpointSettings:
@@ -50,6 +51,7 @@ class EndpointSettings:
             session=session_settings(Path(project_dir)) if project_dir else session_settings(),
             thrift_port=int(os.environ.get("LAKEHOUSE_THRIFT_PORT") or cls.thrift_port),
             connect_port=int(os.environ.get("LAKEHOUSE_SPARK_CONNECT_PORT") or cls.connect_port),
+            bind_host=os.environ.get("LAKEHOUSE_BIND_HOST") or cls.bind_host,
         )
 
     @property
@@ -65,8 +67,13 @@ class EndpointSettings:
         return self.directory / "endpoint.log"
 
     @property
+    def client_host(self) -> str:
+        """The address a client on this host uses."""
+        return "localhost" if self.bind_host in ("0.0.0.0", "::") else self.bind_host
+
+    @property
     def connect_url(self) -> str:
-        return f"sc://{BIND_HOST}:{self.connect_port}"
+        return f"sc://{self.client_host}:{self.connect_port}"
 
 
 def delta_jars(settings: EndpointSettings) -> list[Path]:
@@ -90,9 +97,9 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
             "spark.driver.extraClassPath": os.pathsep.join(map(str, delta_jars(settings))),
             "spark.app.name": "lakehouse-endpoint",
             "spark.plugins": CONNECT_PLUGIN,
-            "spark.connect.grpc.binding.address": BIND_HOST,
+            "spark.connect.grpc.binding.address": settings.bind_host,
             "spark.connect.grpc.binding.port": str(settings.connect_port),
-            "spark.hadoop.hive.server2.thrift.bind.host": BIND_HOST,
+            "spark.hadoop.hive.server2.thrift.bind.host": settings.bind_host,
             "spark.hadoop.hive.server2.thrift.port": str(settings.thrift_port),
             "spark.hadoop.hive.server2.transport.mode": "binary",
         }
@@ -101,9 +108,7 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
 
 
 def spark_submit_command(settings: EndpointSettings) -> list[str]:
-    import pyspark
-
-    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    spark_submit = processes.spark_home() / "bin" / "spark-submit"
     command = [str(spark_submit), "--class", THRIFT_SERVER_CLASS]
     for key, value in endpoint_conf(settings).items():
         command += ["--conf", f"{key}={value}"]
@@ -114,14 +119,8 @@ def spark_submit_command(settings: EndpointSettings) -> list[str]:
         "--hiveconf",
         f"hive.server2.thrift.port={settings.thrift_port}",
         "--hiveconf",
-        f"hive.server2.thrift.bind.host={BIND_HOST}",
+        f"hive.server2.thrift.bind.host={settings.bind_host}",
     ]
-
-
-def _spark_env() -> dict[str, str]:
-    import pyspark
-
-    return {**os.environ, "SPARK_HOME": str(Path(pyspark.__file__).parent)}
 
 
 def _resolve_delta_jars(settings: EndpointSettings) -> None:
@@ -138,36 +137,12 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
     with open(settings.log_file, "ab") as log:
         start_offset = log.tell()
         result = subprocess.run(
-            [*command, str(noop)], stdout=log, stderr=subprocess.STDOUT, env=_spark_env()
+            [*command, str(noop)], stdout=log, stderr=subprocess.STDOUT, env=processes.spark_env()
         )
     missing = [jar for jar in delta_jars(settings) if not jar.exists()]
     if result.returncode != 0 or missing:
-        output = _launch_output(settings, start_offset)
+        output = processes.output_since(settings.log_file, start_offset)
         raise EndpointError(explain_launch_failure(output or "not found", settings.log_file))
-
-
-def _read_pid(settings: EndpointSettings) -> int | None:
-    try:
-        pid = int(settings.pid_file.read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass  # alive, owned by another user
-    return pid
-
-
-def _port_taken(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
 
 
 def accepts_sessions(settings: EndpointSettings) -> bool:
@@ -177,7 +152,10 @@ def accepts_sessions(settings: EndpointSettings) -> bool:
     logging.getLogger("thrift").setLevel(logging.CRITICAL)  # "could not connect" while starting
     try:
         connection = hive.connect(
-            host=BIND_HOST, port=settings.thrift_port, username="lakehouse", auth="NONE"
+            host=settings.client_host,
+            port=settings.thrift_port,
+            username="lakehouse",
+            auth="NONE",
         )
     except Exception:
         return False
@@ -191,24 +169,9 @@ def accepts_sessions(settings: EndpointSettings) -> bool:
         connection.close()
 
 
-def _check_java() -> None:
-    java_home = os.environ.get("JAVA_HOME")
-    if java_home and (Path(java_home) / "bin" / "java").exists():
-        return
-    if shutil.which("java"):
-        return
-    raise EndpointError("Java not found: install a JDK 17 or set JAVA_HOME.")
-
-
-def _launch_output(settings: EndpointSettings, start: int) -> str:
-    with open(settings.log_file, "rb") as log:
-        log.seek(start)
-        return log.read().decode("utf-8", "replace")
-
-
 def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
     """Start the endpoint in the background and wait until it accepts a session."""
-    pid = _read_pid(settings)
+    pid = processes.read_pid(settings.pid_file)
     if pid is not None:
         if accepts_sessions(settings):
             return f"already running (pid {pid}): {status_line(settings, pid)}"
@@ -216,38 +179,28 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
             f"An endpoint process (pid {pid}) is running but not answering on port "
             f"{settings.thrift_port}; run `lakehouse endpoint stop` first."
         )
-    _check_java()
-    for port, variable in (
-        (settings.thrift_port, "LAKEHOUSE_THRIFT_PORT"),
-        (settings.connect_port, "LAKEHOUSE_SPARK_CONNECT_PORT"),
-    ):
-        if _port_taken(port):
-            raise EndpointError(
-                f"Port {port} is already in use: stop what listens there or choose another "
-                f"port with {variable}=<port>."
-            )
+    processes.check_java()
+    processes.check_ports_free(
+        {
+            settings.thrift_port: "LAKEHOUSE_THRIFT_PORT",
+            settings.connect_port: "LAKEHOUSE_SPARK_CONNECT_PORT",
+        }
+    )
     settings.directory.mkdir(parents=True, exist_ok=True)
     settings.session.log_dir.mkdir(parents=True, exist_ok=True)
     _resolve_delta_jars(settings)
-    start_offset = settings.log_file.stat().st_size if settings.log_file.exists() else 0
-    with open(settings.log_file, "ab") as log:
-        process = subprocess.Popen(
-            spark_submit_command(settings),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=_spark_env(),
-            start_new_session=True,  # its own process group: `stop` ends the JVM and children
-        )
-    settings.pid_file.write_text(str(process.pid))
+    start_offset = processes.launch(
+        spark_submit_command(settings), settings.pid_file, settings.log_file, processes.spark_env()
+    )
+    pid = processes.read_pid(settings.pid_file)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if process.poll() is not None:
+        if processes.read_pid(settings.pid_file) is None:
             settings.pid_file.unlink(missing_ok=True)
-            output = _launch_output(settings, start_offset)
+            output = processes.output_since(settings.log_file, start_offset)
             raise EndpointError(explain_launch_failure(output, settings.log_file))
         if accepts_sessions(settings):
-            return f"started (pid {process.pid}): {status_line(settings, process.pid)}"
+            return f"started (pid {pid}): {status_line(settings, pid)}"
         time.sleep(2)
     stop(settings)
     raise EndpointError(
@@ -256,41 +209,21 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
     )
 
 
-def stop(settings: EndpointSettings, timeout: float = 60.0) -> str:
-    pid = _read_pid(settings)
-    if pid is None:
-        settings.pid_file.unlink(missing_ok=True)
-        return "not running"
-    os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _read_pid(settings) is not None:
-        time.sleep(0.5)
-        _reap(pid)
-    if _read_pid(settings) is not None:
-        os.killpg(pid, signal.SIGKILL)
-        _reap(pid)
-    settings.pid_file.unlink(missing_ok=True)
-    return f"stopped (pid {pid})"
-
-
-def _reap(pid: int) -> None:
-    """Collect the exit status when this process started the endpoint (no zombie left)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
+def stop(settings: EndpointSettings) -> str:
+    pid = processes.stop(settings.pid_file)
+    return "not running" if pid is None else f"stopped (pid {pid})"
 
 
 def status_line(settings: EndpointSettings, pid: int) -> str:
     return (
-        f"thrift://{BIND_HOST}:{settings.thrift_port} and {settings.connect_url}, "
+        f"thrift://{settings.client_host}:{settings.thrift_port} and {settings.connect_url}, "
         f"home {settings.session.home}, log {settings.log_file}"
     )
 
 
 def status(settings: EndpointSettings) -> tuple[bool, str]:
     """(healthy, one line): running and accepting sessions, or why not."""
-    pid = _read_pid(settings)
+    pid = processes.read_pid(settings.pid_file)
     if pid is None:
         return False, "not running"
     if accepts_sessions(settings):

@@ -47,6 +47,10 @@ class SparkDeltaCredentials(SparkCredentials):
     # settings go in dbt-spark's `server_side_parameters`.
     session_home: str | None = None
     spark_log_level: str | None = None
+    # Where managed tables live when not under session_home: a path or a URI (s3a://...).
+    warehouse_dir: str | None = None
+    # A spark-defaults.conf style file of Spark settings that override all others.
+    spark_conf_file: str | None = None
     # Attempts of a Delta write that lost a data conflict (MERGE, INSERT INTO, OPTIMIZE).
     conflict_retries: int | None = None
 
@@ -302,15 +306,17 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                 get_or_create_session,
             )
 
-            settings = SessionSettings.from_profile(
-                {
-                    "session_home": credentials.session_home,
-                    "spark_log_level": credentials.spark_log_level,
-                    "server_side_parameters": credentials.server_side_parameters,
-                },
-                getattr(get_flags(), "PROJECT_DIR", None),
-            )
             try:
+                settings = SessionSettings.from_profile(
+                    {
+                        "session_home": credentials.session_home,
+                        "spark_log_level": credentials.spark_log_level,
+                        "server_side_parameters": credentials.server_side_parameters,
+                        "warehouse_dir": credentials.warehouse_dir,
+                        "spark_conf_file": credentials.spark_conf_file,
+                    },
+                    getattr(get_flags(), "PROJECT_DIR", None),
+                )
                 get_or_create_session(settings)
             except DeltaRuntimeUnavailable as exc:
                 raise FailedToConnectError(str(exc)) from None

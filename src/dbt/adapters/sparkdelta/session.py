@@ -6,8 +6,11 @@ SparkSession from `get_or_create_session`, so the Delta jars, the metastore, the
 the tuning are configured once.
 
 Settings come from the profile: `session_home` (metastore, warehouse and logs; a relative path
-is taken from the project directory), `spark_log_level`, and `server_side_parameters` (any
-Spark setting; they override the defaults below, which suit a 2-core machine).
+is taken from the project directory), `warehouse_dir` (the tables' storage when not under the
+home: a path, or a URI such as s3a://bucket/warehouse, kept as given), `spark_log_level`,
+`server_side_parameters` (any Spark setting; they override the defaults below, which suit a
+2-core machine) and `spark_conf_file` (a spark-defaults.conf style file whose settings override
+all of those: the one place for a cluster's executors, memory and connectors).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,28 +59,36 @@ class SessionSettings:
     home: Path
     log_level: str = "error"
     conf: dict[str, str] = field(default_factory=dict)
+    warehouse: str | None = None  # default: <home>/warehouse
 
     @classmethod
     def from_profile(
         cls, fields: Mapping[str, Any], project_dir: str | os.PathLike | None = None
     ) -> SessionSettings:
         """From the profile's `session_home`, `spark_log_level` and `server_side_parameters`."""
-        home = Path(fields.get("session_home") or DEFAULT_HOME).expanduser()
-        if not home.is_absolute():
-            home = Path(project_dir or os.getcwd()) / home
+        base = Path(project_dir or os.getcwd())
+        home = base / Path(fields.get("session_home") or DEFAULT_HOME).expanduser()
         parameters = fields.get("server_side_parameters") or {}
+        conf = {str(k): str(v) for k, v in parameters.items() if v not in (None, "")}
+        if fields.get("spark_conf_file"):
+            conf.update(read_spark_conf_file(base / Path(fields["spark_conf_file"]).expanduser()))
+        warehouse = fields.get("warehouse_dir") or None
+        if warehouse and not is_uri(warehouse):
+            warehouse = str((base / Path(warehouse).expanduser()).resolve())
         return cls(
             home=home.resolve(),
             log_level=str(fields.get("spark_log_level") or cls.log_level),
-            conf={str(k): str(v) for k, v in parameters.items() if v not in (None, "")},
+            conf=conf,
+            warehouse=warehouse,
         )
 
     def with_conf(self, extra: Mapping[str, str]) -> SessionSettings:
-        return SessionSettings(self.home, self.log_level, {**self.conf, **extra})
+        return SessionSettings(self.home, self.log_level, {**self.conf, **extra}, self.warehouse)
 
     @property
-    def warehouse_dir(self) -> Path:
-        return self.home / "warehouse"
+    def warehouse_dir(self) -> str:
+        """Where managed tables live: a local path or a URI (s3a://, abfss://, hdfs://)."""
+        return self.warehouse or str(self.home / "warehouse")
 
     @property
     def metastore_dir(self) -> Path:
@@ -89,6 +101,36 @@ class SessionSettings:
     @property
     def launch_log(self) -> Path:
         return self.log_dir / "spark-driver.log"
+
+
+def is_uri(location: str) -> bool:
+    """s3a://bucket/x, hdfs://nn/x, file:///x: a location with a scheme, not a local path."""
+    return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:/", location))
+
+
+def read_spark_conf_file(path: Path) -> dict[str, str]:
+    """Spark settings from a spark-defaults.conf style file: `key value` or `key=value` per
+    line, `#` comments."""
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise DeltaRuntimeUnavailable(
+            f"spark_conf_file {path}: cannot be read ({exc.strerror}); fix the path in the "
+            "profile or remove the setting."
+        ) from None
+    conf = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        found = re.match(r"^(\S+?)\s*(?:=|\s)\s*(.*)$", line)
+        if not found or not found.group(2):
+            raise DeltaRuntimeUnavailable(
+                f"spark_conf_file {path}, line {number}: expected `key value` or `key=value`, "
+                f"got {line!r}."
+            )
+        conf[found.group(1)] = found.group(2).strip()
+    return conf
 
 
 def spark_conf(settings: SessionSettings) -> dict[str, str]:
@@ -113,7 +155,7 @@ def spark_conf(settings: SessionSettings) -> dict[str, str]:
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         # A persistent Hive metastore (embedded Derby) and warehouse, so tables survive runs.
         "spark.sql.catalogImplementation": "hive",
-        "spark.sql.warehouse.dir": str(settings.warehouse_dir),
+        "spark.sql.warehouse.dir": settings.warehouse_dir,
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={settings.metastore_dir};create=true"
         ),
@@ -126,6 +168,9 @@ def spark_conf(settings: SessionSettings) -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
+        # Python workers (UDFs, pandas) run this interpreter on the executors of a cluster on
+        # this host too; a cluster of other hosts names its own in spark_conf_file.
+        "spark.pyspark.python": sys.executable,
     }
     conf.update(settings.conf)
     return conf
