@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-adapter test-reliability test-cluster lint fix clean interop bench \
+.PHONY: install run test test-unit test-adapter test-reliability test-cluster test-auth lint fix clean interop bench \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status
 
 $(INSTALLED): pyproject.toml
@@ -21,7 +21,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -m "not slow and not cluster"
+	$(BIN)/python -m pytest -m "not slow and not cluster and not auth"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -34,6 +34,11 @@ test-reliability: $(INSTALLED)
 ## loopback): the embedded target and the endpoint run the pipeline on its executors.
 test-cluster: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m cluster python_tests/integration/test_cluster.py
+
+## The endpoint's client authentication: Thrift with LDAP against a real slapd started here
+## (needs Debian's slapd and ldap-utils).
+test-auth: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -s -m auth python_tests/integration/test_endpoint_auth.py
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit

@@ -17,7 +17,7 @@ import logging
 import os
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dbt.adapters.sparkdelta.session import (
@@ -44,6 +44,13 @@ class EndpointSettings:
     connect_port: int = 15002
     # Where Thrift and Connect listen: an address of this host, or 0.0.0.0 for all of them.
     bind_host: str = "localhost"
+    # Thrift authentication: NONE, or LDAP against ldap_url (users uid=<user>,<ldap_base_dn>).
+    thrift_auth: str = "NONE"
+    ldap_url: str | None = None
+    ldap_base_dn: str | None = None
+    # The account the endpoint's own health check signs in with (the thrift target's).
+    user: str = "lakehouse"
+    password: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, project_dir: str | os.PathLike | None = None) -> EndpointSettings:
@@ -52,7 +59,35 @@ class EndpointSettings:
             thrift_port=int(os.environ.get("LAKEHOUSE_THRIFT_PORT") or cls.thrift_port),
             connect_port=int(os.environ.get("LAKEHOUSE_SPARK_CONNECT_PORT") or cls.connect_port),
             bind_host=os.environ.get("LAKEHOUSE_BIND_HOST") or cls.bind_host,
+            thrift_auth=(os.environ.get("LAKEHOUSE_THRIFT_AUTH") or cls.thrift_auth).upper(),
+            ldap_url=os.environ.get("LAKEHOUSE_LDAP_URL") or None,
+            ldap_base_dn=os.environ.get("LAKEHOUSE_LDAP_BASE_DN") or None,
+            user=os.environ.get("LAKEHOUSE_THRIFT_USER") or cls.user,
+            password=os.environ.get("LAKEHOUSE_THRIFT_PASSWORD") or None,
         )
+
+    def hive_conf(self) -> dict[str, str]:
+        """HiveServer2's own settings: where it listens and whom it lets in."""
+        conf = {
+            "hive.server2.thrift.bind.host": self.bind_host,
+            "hive.server2.thrift.port": str(self.thrift_port),
+            "hive.server2.transport.mode": "binary",
+            "hive.server2.authentication": self.thrift_auth,
+        }
+        if self.thrift_auth == "LDAP":
+            if not (self.ldap_url and self.ldap_base_dn):
+                raise EndpointError(
+                    "LAKEHOUSE_THRIFT_AUTH=LDAP needs LAKEHOUSE_LDAP_URL (ldap://host:389) and "
+                    "LAKEHOUSE_LDAP_BASE_DN (the users' base, e.g. ou=people,dc=example,dc=com)."
+                )
+            conf["hive.server2.authentication.ldap.url"] = self.ldap_url
+            conf["hive.server2.authentication.ldap.baseDN"] = self.ldap_base_dn
+        elif self.thrift_auth != "NONE":
+            raise EndpointError(
+                f"LAKEHOUSE_THRIFT_AUTH={self.thrift_auth}: the local endpoint supports NONE and "
+                "LDAP (see docs/deployment.md for Kerberos on a managed Thrift server)."
+            )
+        return conf
 
     @property
     def directory(self) -> Path:
@@ -99,9 +134,7 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
             "spark.plugins": CONNECT_PLUGIN,
             "spark.connect.grpc.binding.address": settings.bind_host,
             "spark.connect.grpc.binding.port": str(settings.connect_port),
-            "spark.hadoop.hive.server2.thrift.bind.host": settings.bind_host,
-            "spark.hadoop.hive.server2.thrift.port": str(settings.thrift_port),
-            "spark.hadoop.hive.server2.transport.mode": "binary",
+            **{f"spark.hadoop.{key}": value for key, value in settings.hive_conf().items()},
         }
     )
     return conf
@@ -113,14 +146,10 @@ def spark_submit_command(settings: EndpointSettings) -> list[str]:
     for key, value in endpoint_conf(settings).items():
         command += ["--conf", f"{key}={value}"]
     # `spark-internal`: the main class ships with Spark, there is no application jar.
-    return [
-        *command,
-        "spark-internal",
-        "--hiveconf",
-        f"hive.server2.thrift.port={settings.thrift_port}",
-        "--hiveconf",
-        f"hive.server2.thrift.bind.host={settings.bind_host}",
-    ]
+    command.append("spark-internal")
+    for key, value in settings.hive_conf().items():
+        command += ["--hiveconf", f"{key}={value}"]
+    return command
 
 
 def _resolve_delta_jars(settings: EndpointSettings) -> None:
@@ -154,8 +183,9 @@ def accepts_sessions(settings: EndpointSettings) -> bool:
         connection = hive.connect(
             host=settings.client_host,
             port=settings.thrift_port,
-            username="lakehouse",
-            auth="NONE",
+            username=settings.user,
+            password=settings.password if settings.thrift_auth == "LDAP" else None,
+            auth=settings.thrift_auth,
         )
     except Exception:
         return False
