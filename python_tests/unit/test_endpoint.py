@@ -95,3 +95,23 @@ def test_bind_host_opens_the_endpoint_to_other_hosts(monkeypatch, tmp_path):
     assert "hive.server2.thrift.bind.host=0.0.0.0" in endpoint.spark_submit_command(settings)
     # a client on this host still reaches it by localhost
     assert settings.connect_url == "sc://localhost:15002"
+
+
+def test_listening_beyond_loopback_needs_authentication(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_BIND_HOST", "0.0.0.0")
+    with pytest.raises(ProcessError, match="accepts anyone.*LAKEHOUSE_THRIFT_AUTH=LDAP"):
+        endpoint.start(endpoint.EndpointSettings.from_env(), timeout=1)
+    monkeypatch.setenv("LAKEHOUSE_THRIFT_AUTH", "ldap")
+    with pytest.raises(ProcessError, match="LAKEHOUSE_LDAP_URL"):
+        endpoint.endpoint_conf(endpoint.EndpointSettings.from_env())
+    monkeypatch.setenv("LAKEHOUSE_LDAP_URL", "ldap://directory:389")
+    monkeypatch.setenv("LAKEHOUSE_LDAP_BASE_DN", "ou=people,dc=example,dc=com")
+    settings = endpoint.EndpointSettings.from_env()
+    endpoint.check_exposure(settings)
+    conf = endpoint.endpoint_conf(settings)
+    assert conf["spark.hadoop.hive.server2.authentication"] == "LDAP"
+    assert conf["spark.hadoop.hive.server2.authentication.ldap.url"] == "ldap://directory:389"
+    monkeypatch.setenv("LAKEHOUSE_THRIFT_AUTH", "KERBEROS")
+    with pytest.raises(ProcessError, match="supports NONE and LDAP"):
+        endpoint.endpoint_conf(endpoint.EndpointSettings.from_env())

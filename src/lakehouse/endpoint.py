@@ -199,6 +199,20 @@ def accepts_sessions(settings: EndpointSettings) -> bool:
         connection.close()
 
 
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+def check_exposure(settings: EndpointSettings) -> None:
+    """Refuse to listen beyond loopback for clients that need not authenticate."""
+    if settings.bind_host not in LOOPBACK and settings.thrift_auth == "NONE":
+        raise EndpointError(
+            f"LAKEHOUSE_BIND_HOST={settings.bind_host} lets other hosts reach the endpoint, but "
+            "its Thrift side accepts anyone (LAKEHOUSE_THRIFT_AUTH=NONE): set "
+            "LAKEHOUSE_THRIFT_AUTH=LDAP with LAKEHOUSE_LDAP_URL and LAKEHOUSE_LDAP_BASE_DN, or "
+            "bind to localhost (docs/deployment.md)."
+        )
+
+
 def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
     """Start the endpoint in the background and wait until it accepts a session."""
     pid = processes.read_pid(settings.pid_file)
@@ -209,6 +223,7 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
             f"An endpoint process (pid {pid}) is running but not answering on port "
             f"{settings.thrift_port}; run `lakehouse endpoint stop` first."
         )
+    check_exposure(settings)
     processes.check_java()
     processes.check_ports_free(
         {
