@@ -20,9 +20,15 @@ from deltalake import DeltaTable
 
 from lakehouse import cluster, endpoint
 from lakehouse.dbt_runner import environment
-from lakehouse.shop.generator import BRONZE_SCHEMAS
 from python_tests.conftest import PROJECT_DIR, free_port
-from python_tests.shop_reference import COLUMNS, expected_tables, order_statuses, sorted_rows, utc
+from python_tests.shop_reference import (
+    COLUMNS,
+    KEYS,
+    expected_tables,
+    order_statuses,
+    sorted_rows,
+    utc,
+)
 
 pytestmark = pytest.mark.cluster
 SCHEMA, BRONZE = "lakehouse", "bronze"
@@ -68,7 +74,7 @@ def table_path(warehouse: Path, schema: str, table: str) -> Path:
 def assert_tables_match_the_reference(spark, warehouse: Path) -> None:
     bronze = {
         table: DeltaTable(str(table_path(warehouse, BRONZE, table))).to_pyarrow_table().to_pylist()
-        for table in BRONZE_SCHEMAS
+        for table in KEYS
     }
     expected = expected_tables(bronze, order_statuses())
     for name, columns in COLUMNS.items():
