@@ -845,8 +845,9 @@ SECRET_PATTERNS = {
     "Slack token": r"\bxox[abpr]-[A-Za-z0-9-]{10,}",
     "JWT": r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.",
     "assigned secret": (
-        r"(?i)\b(password|passwd|secret|token|api_key|apikey|access_key)\b\s*[:=]\s*"
-        r"['\"]?(?!\{\{|\$\{|env_var|os\.environ|none\b|null\b|<)[A-Za-z0-9+/_\-]{8,}"
+        # a literal: `key: value` (YAML, config) or `key="value"` (code; `key=variable` is not one)
+        r"(?i)\b(password|passwd|secret|token|api_key|apikey|access_key)\b"
+        r"(?::\s*['\"]?|\s*=\s*['\"])(?!\{\{|\$\{|env_var|os\.environ|none\b|null\b|<)[A-Za-z0-9+/_\-]{8,}"
     ),
 }
 

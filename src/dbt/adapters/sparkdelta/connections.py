@@ -57,6 +57,9 @@ class SparkDeltaCredentials(SparkCredentials):
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and self.host is None:
             self.host = "localhost"  # dbt-spark insists on a host even in-process
+        # The profile reads the password from an environment variable that defaults to "",
+        # and PyHive refuses any password, even empty, outside LDAP and CUSTOM auth.
+        self.password = self.password or None
         super().__post_init__()
 
     @property
