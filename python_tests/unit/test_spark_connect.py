@@ -9,6 +9,7 @@ from dbt.adapters.sparkdelta.connections import (
     SparkDeltaConnectionMethod,
     SparkDeltaCredentials,
     connect_error_message,
+    open_error_message,
     without_jvm_stack,
 )
 from dbt.adapters.sparkdelta.spark_connect import (
@@ -119,3 +120,19 @@ def test_endpoint_token_only_from_its_variable(monkeypatch, tmp_path):
     from lakehouse.endpoint import spark_submit_command
 
     assert not any("t0k" in part for part in spark_submit_command(settings))
+
+
+def test_an_unreachable_endpoint_names_the_timeout_and_tls_with_a_token():
+    creds = credentials(spark_connect_url="sc://spark.example:15002", token="t0k")
+    message = open_error_message(
+        "[RETRIES_EXCEEDED] The maximum number of retries has been exceeded.",
+        creds,
+        creds.connect_url(),
+    )
+    assert message.startswith(
+        "Could not reach the Spark Connect endpoint sc://spark.example:15002/;token=*** "
+        "within connect_timeout=10s"
+    )
+    assert "TLS" in message and "t0k" not in message
+    local = credentials(spark_connect_url="sc://localhost:15002")
+    assert "TLS" not in open_error_message("RETRIES_EXCEEDED", local, local.connect_url())

@@ -34,6 +34,10 @@ from dbt.adapters.sparkdelta.retry import (
 logger = AdapterLogger("SparkDelta")
 
 
+class ConnectOpenError(FailedToConnectError):
+    """A Spark Connect session could not be opened (the message says why and what to do)."""
+
+
 class SparkDeltaConnectionMethod(StrEnum):
     """dbt-spark's methods plus `connect` (SQL through Spark Connect). Members compare equal
     to dbt-spark's (both are str), so dbt-spark's checks of `method` keep working."""
@@ -181,7 +185,7 @@ def lost_connection(message: str) -> bool:
 # gRPC's words for an endpoint that is gone, and Spark Connect's for a server session that no
 # longer exists because the endpoint restarted.
 _CONNECT_LOST = re.compile(
-    r"StatusCode\.UNAVAILABLE|failed to connect to all addresses|Socket closed|"
+    r"StatusCode\.UNAVAILABLE|failed to connect to all addresses|Socket closed|RETRIES_EXCEEDED|"
     r"INVALID_HANDLE\.SESSION_(?:CHANGED|NOT_FOUND|CLOSED)",
     re.I,
 )
@@ -205,6 +209,27 @@ def connect_error_message(message: str, url: str, token_set: bool) -> str:
             f"and rerun. Cause: {_first_line(message)}"
         )
     return message
+
+
+def open_error_message(message: str, credentials: Any, url: str) -> str:
+    """Why a Spark Connect session could not be opened, and what to do."""
+    shown = spark_connect.redact(url)
+    explained = connect_error_message(message, shown, bool(credentials.token))
+    if explained.startswith("The Spark Connect endpoint"):  # refused for its token
+        return explained
+    if explained.startswith("Lost the connection"):
+        text = (
+            f"Could not reach the Spark Connect endpoint {shown} within "
+            f"connect_timeout={credentials.connect_timeout}s: is it running (`lakehouse endpoint "
+            f"status`) and is the URL right? Cause: {_first_line(message)}"
+        )
+        if credentials.token and spark_connect.url_host(url) != "localhost":
+            text += (
+                " With a token, PySpark speaks TLS to every host but `localhost`: put a TLS "
+                "proxy in front of the endpoint, or use host `localhost` on its machine."
+            )
+        return text
+    return f"Could not open a Spark Connect session on {shown}: {explained}"
 
 
 def _first_line(message: str) -> str:
@@ -343,6 +368,11 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
+            # dbt opens a connection lazily, inside this handler, and dbt-spark's handler turns
+            # every error into a plain runtime error: open()'s own message is the one to show.
+            opening = exc if isinstance(exc, ConnectOpenError) else exc.__context__
+            if isinstance(opening, ConnectOpenError):
+                raise ConnectOpenError(opening.msg) from None
             recovered = jvm_error_message(exc) if LOST_ERROR_CLASS in exc.msg else None
             message = without_jvm_stack(recovered or exc.msg)
             connection = self.get_if_exists()
@@ -415,16 +445,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         try:
             session = spark_connect.open_session(url, credentials.connect_timeout)
         except Exception as exc:
-            message = connect_error_message(str(exc), shown, bool(credentials.token))
-            if credentials.token and spark_connect.url_host(url) != "localhost":
-                message += (
-                    " With a token, PySpark speaks TLS to every host but `localhost`: put a "
-                    "TLS proxy in front of the endpoint, or use host `localhost` on its machine."
-                )
-            raise FailedToConnectError(
-                f"Could not open a Spark Connect session on {shown} (is it running? `lakehouse "
-                f"endpoint status`): {message}"
-            ) from None
+            raise ConnectOpenError(open_error_message(str(exc), credentials, url)) from None
         connection.handle = spark_connect.ConnectConnectionWrapper(session, shown)
         connection.state = ConnectionState.OPEN
         return connection
