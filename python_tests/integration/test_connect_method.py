@@ -34,10 +34,11 @@ def running_endpoint(tmp_path_factory, token):
 
 @pytest.fixture(scope="module")
 def connect_session(running_endpoint, token):
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
+    from dbt.adapters.sparkdelta.spark_connect import open_session
 
-    url = f"{running_endpoint.connect_url}/;token={token}"
-    session = ConnectSession.builder.remote(url).create()
+    # Bounded retries: the last test stops the endpoint, and stop() then must not retry for
+    # PySpark's default of over 10 minutes.
+    session = open_session(f"{running_endpoint.connect_url}/;token={token}", 5)
     yield session
     session.stop()
 
@@ -85,7 +86,7 @@ class TestToken:
         scratch.model("accepted", "select 1 as id union all select 2")
         with environment(connect_env(running_endpoint, token)):
             result = scratch.dbt("run", "-s", "accepted")
-        assert [r.status for r in result.results] == ["success"]
+        assert [r.status for r in result.result] == ["success"]
         assert scratch.count("accepted") == 2
         assert scratch.detail("accepted").format == "delta"
 
@@ -142,7 +143,10 @@ class TestPipelineOnConnect:
         )
         with environment(connect_env(running_endpoint, token)):
             project.load_bronze(through=0)
-            result = project.dbt("build", "-s", "+fct_customer_revenue", "fct_daily_revenue")
+            # dim_customers (and its snapshot) too: fct_orders' relationships test reads it.
+            result = project.dbt(
+                "build", "-s", "+fct_customer_revenue", "+fct_daily_revenue", "+dim_customers"
+            )
         models = {r.node.name: r for r in project.model_results(result)}
         assert models["fct_customer_revenue"].adapter_response.get("code") == "spark_connect"
         assert models["fct_daily_revenue"].adapter_response.get("code") == "spark_connect"
