@@ -4,7 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-adapter test-reliability test-cluster test-auth lint fix clean interop bench \
+.PHONY: install run test test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
+	test-cluster test-auth lint fix clean interop bench \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status
 
 $(INSTALLED): pyproject.toml
@@ -21,7 +22,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -m "not slow and not cluster and not auth"
+	$(BIN)/python -m pytest -m "not slow and not cluster and not auth and not connect"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -47,6 +48,18 @@ test-unit: $(INSTALLED)
 ## slow classes included (`make test` runs the others); -rs lists every skipped class's reason.
 test-adapter: $(INSTALLED)
 	$(BIN)/python -m pytest -rs python_tests/adapter
+
+## The same suite on the `connect` method (SQL and Python models through Spark Connect) against
+## the project's endpoint, started here with a Connect token; then the connect target's own
+## tests: the token refused and accepted, the project's SQL + Python models, a lost endpoint.
+test-adapter-connect: $(INSTALLED)
+	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rA -m "adapter_suite or connect" \
+		python_tests/adapter python_tests/integration/test_connect_method.py
+
+## The same suite on the `thrift` method (SQL through the Spark Thrift server, Python models
+## through Spark Connect) against the project's endpoint, started here.
+test-adapter-thrift: $(INSTALLED)
+	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rA -m adapter_suite python_tests/adapter
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
 ## render them into docs/interop.md (the test fails on results that differ from the recorded ones).

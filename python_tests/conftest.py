@@ -44,6 +44,34 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def start_test_endpoint(tmp_path_factory, connect_token: str | None = None, memory: str = "2g"):
+    """The project's endpoint (`lakehouse endpoint start`) with its own LAKEHOUSE_HOME and free
+    ports, so it never meets the pytest session's embedded Spark or another endpoint. Skips
+    (loudly, like every Delta test) when the Delta jars cannot be resolved. Stop it with
+    `lakehouse.endpoint.stop(settings)`."""
+    from lakehouse import endpoint
+    from lakehouse.dbt_runner import environment
+    from lakehouse.processes import ProcessError
+
+    env = {
+        "LAKEHOUSE_HOME": str(tmp_path_factory.mktemp("endpoint_home")),
+        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
+        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
+        "LAKEHOUSE_DRIVER_MEMORY": memory,
+        "LAKEHOUSE_CONNECT_TOKEN": connect_token or "",
+    }
+    with environment(env):
+        settings = endpoint.EndpointSettings.from_env()
+    try:
+        endpoint.start(settings, timeout=400)
+    except ProcessError as exc:
+        if "could not be resolved" in str(exc):
+            _delta_unavailable.append(str(exc))
+            pytest.skip(f"{_SKIP_REASON}: {exc}")
+        raise
+    return settings
+
+
 @pytest.fixture(scope="session")
 def spark_connect_port() -> int:
     return free_port()

@@ -6,9 +6,19 @@ gets its own dbt project and schema (dbt-tests-adapter's `unique_schema`); dbt r
 process on the `session` method and reuses the pytest session's SparkSession (one JVM, with
 Delta, started by python_tests/conftest.py from the project's `local` target), so the suite
 runs against the adapter alone: the scratch projects have no macros of this project.
+
+SPARKDELTA_TEST_TARGET picks the connection method the suite runs on: `session` (default),
+`connect` (SQL and Python models through Spark Connect) or `thrift` (SQL through the Spark
+Thrift server, Python models through Spark Connect). The remote two run against the project's
+own endpoint (`lakehouse endpoint`), started once per pytest session with its own
+LAKEHOUSE_HOME, free ports and a Spark Connect token: `make test-adapter-connect`,
+`make test-adapter-thrift`.
 """
 
 from __future__ import annotations
+
+import os
+import secrets
 
 import pytest
 import yaml
@@ -16,10 +26,65 @@ from dbt.tests.fixtures.project import *  # noqa: F403 (dbt-tests-adapter's fixt
 from dbt.tests.util import write_file
 
 from lakehouse.settings import session_settings
+from python_tests.conftest import start_test_endpoint
+
+TARGETS = ("session", "connect", "thrift")
+TARGET = os.environ.get("SPARKDELTA_TEST_TARGET") or "session"
+if TARGET not in TARGETS:
+    raise pytest.UsageError(f"SPARKDELTA_TEST_TARGET={TARGET}: use one of {', '.join(TARGETS)}.")
+
+
+def pytest_report_header(config):
+    return f"dbt adapter suite target: {TARGET} (SPARKDELTA_TEST_TARGET)"
+
+
+def skip_on(*targets: str, reason: str):
+    """Skip a class or test on the named targets, with the reason (never silently)."""
+    return pytest.mark.skipif(TARGET in targets, reason=f"{TARGET} target: {reason}")
+
+
+@pytest.fixture(scope="session")
+def suite_endpoint(tmp_path_factory):
+    """The project's Thrift + Spark Connect endpoint for the remote targets, with a Connect
+    token (so every connection of the suite also proves the token path)."""
+    token = secrets.token_urlsafe(24)
+    settings = start_test_endpoint(tmp_path_factory, connect_token=token)
+    yield settings, token
+    from lakehouse import endpoint
+
+    endpoint.stop(settings)
 
 
 @pytest.fixture(scope="class")
-def dbt_profile_target(delta_spark, lakehouse_home) -> dict:
+def dbt_profile_target(request, lakehouse_home) -> dict:
+    """The profile of SPARKDELTA_TEST_TARGET (see the module's docstring)."""
+    if TARGET == "session":
+        return _session_target(request.getfixturevalue("delta_spark"), lakehouse_home)
+    settings, token = request.getfixturevalue("suite_endpoint")
+    if TARGET == "connect":
+        return {
+            "type": "sparkdelta",
+            "method": "connect",
+            "spark_connect_url": settings.connect_url,
+            "token": token,
+            "threads": 1,
+        }
+    return {
+        "type": "sparkdelta",
+        "method": "thrift",
+        "host": settings.client_host,
+        "port": settings.thrift_port,
+        "user": "dbt",
+        "threads": 1,
+        "socket_timeout": 600,
+        "poll_interval": 1,
+        "python_submission_method": "spark_connect",
+        "spark_connect_url": settings.connect_url,
+        "token": token,
+    }
+
+
+def _session_target(delta_spark, lakehouse_home) -> dict:
     """The `session` target with the Delta session settings of the project's `local` output.
 
     `delta_spark` starts (or skips without the Delta jars) the one SparkSession of the pytest

@@ -867,7 +867,7 @@ def test_no_credentials_in_committed_files():
                 found.append(f"{name}: {what}: {match.group(0)[:40]}")
     assert not found, found
     profiles = (PROJECT_DIR / "profiles.yml").read_text()
-    for key in ("host", "port", "user", "auth", "password", "schema"):
+    for key in ("host", "port", "user", "auth", "password", "token", "schema"):
         for line in re.findall(rf"^\s+{key}:.*$", profiles, re.M):
             assert "env_var(" in line, f"profiles.yml: {line.strip()} is not from the environment"
     RELIABILITY["committed files scanned for credentials"] += len(files)

@@ -30,7 +30,10 @@ def _session(args: argparse.Namespace):
         return get_or_create_session(session_settings(project_dir))
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-    return ConnectSession.builder.remote(output["spark_connect_url"]).getOrCreate()
+    from dbt.adapters.sparkdelta.spark_connect import with_token
+
+    url = with_token(output["spark_connect_url"], output.get("token") or None)
+    return ConnectSession.builder.remote(url).getOrCreate()
 
 
 def _generator(args: argparse.Namespace) -> ShopGenerator:

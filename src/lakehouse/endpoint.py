@@ -31,6 +31,9 @@ from lakehouse.settings import session_settings
 
 THRIFT_SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
+# Where Spark Connect's server reads its pre-shared token when spark.connect.authenticate.token
+# is not set (Spark 4.0's Connect config).
+CONNECT_TOKEN_ENV = "SPARK_CONNECT_AUTHENTICATE_TOKEN"
 
 
 class EndpointError(processes.ProcessError):
@@ -51,6 +54,9 @@ class EndpointSettings:
     # The account the endpoint's own health check signs in with (the thrift target's).
     user: str = "lakehouse"
     password: str | None = field(default=None, repr=False)
+    # Spark Connect's pre-shared bearer token (Spark's spark.connect.authenticate.token): the
+    # Connect side refuses clients without it. Only ever from the environment.
+    connect_token: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, project_dir: str | os.PathLike | None = None) -> EndpointSettings:
@@ -64,7 +70,18 @@ class EndpointSettings:
             ldap_base_dn=os.environ.get("LAKEHOUSE_LDAP_BASE_DN") or None,
             user=os.environ.get("LAKEHOUSE_THRIFT_USER") or cls.user,
             password=os.environ.get("LAKEHOUSE_THRIFT_PASSWORD") or None,
+            connect_token=os.environ.get("LAKEHOUSE_CONNECT_TOKEN") or None,
         )
+
+    def process_env(self) -> dict[str, str]:
+        """The endpoint's environment: Spark reads the Connect token from it (kept off the
+        command line, where `ps` would show it). Spark requires a token whenever the variable
+        is set, even empty: an inherited one is dropped unless LAKEHOUSE_CONNECT_TOKEN sets it."""
+        env = processes.spark_env()
+        env.pop(CONNECT_TOKEN_ENV, None)
+        if self.connect_token:
+            env[CONNECT_TOKEN_ENV] = self.connect_token
+        return env
 
     def hive_conf(self) -> dict[str, str]:
         """HiveServer2's own settings: where it listens and whom it lets in."""
@@ -235,7 +252,7 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
     settings.session.log_dir.mkdir(parents=True, exist_ok=True)
     _resolve_delta_jars(settings)
     start_offset = processes.launch(
-        spark_submit_command(settings), settings.pid_file, settings.log_file, processes.spark_env()
+        spark_submit_command(settings), settings.pid_file, settings.log_file, settings.process_env()
     )
     pid = processes.read_pid(settings.pid_file)
     deadline = time.monotonic() + timeout

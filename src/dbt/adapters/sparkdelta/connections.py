@@ -1,8 +1,9 @@
-"""Credentials and connections: dbt-spark's, with the embedded Delta session started here and
-Delta's write conflicts retried or explained."""
+"""Credentials and connections: dbt-spark's, with the embedded Delta session started here, SQL
+over Spark Connect (method `connect`), and Delta's write conflicts retried or explained."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -10,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from dbt.adapters.contracts.connection import Connection
+from dbt.adapters.contracts.connection import Connection, ConnectionState
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.exceptions import FailedToConnectError
 from dbt.adapters.spark.connections import (
@@ -18,9 +19,10 @@ from dbt.adapters.spark.connections import (
     SparkConnectionMethod,
     SparkCredentials,
 )
+from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import faults
+from dbt.adapters.sparkdelta import faults, spark_connect
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
@@ -32,9 +34,28 @@ from dbt.adapters.sparkdelta.retry import (
 logger = AdapterLogger("SparkDelta")
 
 
+class ConnectOpenError(FailedToConnectError):
+    """A Spark Connect session could not be opened (the message says why and what to do)."""
+
+
+class SparkDeltaConnectionMethod(StrEnum):
+    """dbt-spark's methods plus `connect` (SQL through Spark Connect). Members compare equal
+    to dbt-spark's (both are str), so dbt-spark's checks of `method` keep working."""
+
+    THRIFT = "thrift"
+    HTTP = "http"
+    ODBC = "odbc"
+    SESSION = "session"
+    CONNECT = "connect"
+
+
 @dataclass
 class SparkDeltaCredentials(SparkCredentials):
-    # Spark Connect endpoint for Python models submitted with `spark_connect`.
+    # dbt validates the profile against this enum: a typo lists the valid methods.
+    method: SparkDeltaConnectionMethod = None  # type: ignore[assignment]
+    # Spark Connect endpoint: of the `connect` method (else sc://<host>:<port>), and of Python
+    # models submitted with `spark_connect`. dbt-spark's `token` is its bearer token (only
+    # ever from the environment) and `use_ssl` asks for TLS.
     spark_connect_url: str | None = None
     # Default submission method of Python models (`session` or `spark_connect`); when unset,
     # `session` for the session method and `spark_connect` for every remote method.
@@ -57,10 +78,33 @@ class SparkDeltaCredentials(SparkCredentials):
     def __post_init__(self) -> None:
         if self.method == SparkConnectionMethod.SESSION and self.host is None:
             self.host = "localhost"  # dbt-spark insists on a host even in-process
-        # The profile reads the password from an environment variable that defaults to "",
-        # and PyHive refuses any password, even empty, outside LDAP and CUSTOM auth.
+        if self.method == SparkDeltaConnectionMethod.CONNECT:
+            if not self.spark_connect_url and not self.host:
+                raise DbtRuntimeError(
+                    "The connect method needs `spark_connect_url: sc://host:15002` (or `host` "
+                    "and `port`) in the profile."
+                )
+            if self.spark_connect_url:
+                try:
+                    self.host = spark_connect.url_host(self.spark_connect_url)
+                except spark_connect.ConnectUrlError as exc:
+                    raise DbtRuntimeError(str(exc)) from None
+            else:
+                self.spark_connect_url = f"sc://{self.host}:{self.port}"
+        # An unset environment variable renders as ''; PyHive refuses any password, even an
+        # empty one, outside LDAP and CUSTOM auth.
+        self.token = self.token or None
         self.password = self.password or None
         super().__post_init__()
+
+    def connect_url(self) -> str | None:
+        """The Spark Connect URL with the token: of the connect method, or of Python models
+        (`spark_connect_url`, else SPARK_REMOTE). Secret: show `redact(url)` only."""
+        url = self.spark_connect_url or os.environ.get("SPARK_REMOTE")
+        if not url:
+            return None
+        tls = self.use_ssl and self.method == SparkDeltaConnectionMethod.CONNECT
+        return spark_connect.with_token(url, self.token, use_ssl=tls)
 
     @property
     def type(self) -> str:
@@ -72,7 +116,8 @@ def without_jvm_stack(message: str) -> str:
     stack trace (dbt-spark passes both through; the full error stays in dbt's debug log)."""
     lines = []
     for line in message.strip().splitlines():
-        if re.match(r"\s*(at [\w$.<>]+\(|\.\.\. \d+ more)", line):
+        # Spark Connect appends the server's stack after "JVM stacktrace:".
+        if re.match(r"\s*(at [\w$.<>]+\(|\.\.\. \d+ more|JVM stacktrace:)", line):
             break
         lines.append(line)
     text = "\n".join(lines).strip()
@@ -137,6 +182,63 @@ def lost_connection(message: str) -> bool:
             re.I,
         )
     )
+
+
+# gRPC's words for an endpoint that is gone, and Spark Connect's for a server session that no
+# longer exists because the endpoint restarted.
+_CONNECT_LOST = re.compile(
+    r"StatusCode\.UNAVAILABLE|failed to connect to all addresses|Socket closed|RETRIES_EXCEEDED|"
+    r"INVALID_HANDLE\.SESSION_(?:CHANGED|NOT_FOUND|CLOSED)",
+    re.I,
+)
+
+
+def connect_error_message(message: str, url: str, token_set: bool) -> str:
+    """A Spark Connect failure as the user needs it: refused for its token, or a lost endpoint
+    (naming the URL and what to do); other errors unchanged."""
+    if re.search(r"UNAUTHENTICATED|authentication token", message, re.I):
+        given = "an invalid" if token_set else "no"
+        return (
+            f"The Spark Connect endpoint {url} refused the client: it sent {given} token "
+            f"({_first_line(message)}). Set the profile's `token` (the project's profile reads "
+            "it from LAKEHOUSE_CONNECT_TOKEN) to the endpoint's spark.connect.authenticate.token."
+        )
+    if _CONNECT_LOST.search(message) or lost_connection(message):
+        return (
+            f"Lost the connection to the Spark Connect endpoint {url} (stopped, restarted or "
+            "not reachable); the statement may not have run, and the endpoint's session state "
+            "(temporary views, settings) is gone. Check it with `lakehouse endpoint status` "
+            f"and rerun. Cause: {_first_line(message)}"
+        )
+    return message
+
+
+def open_error_message(message: str, credentials: Any, url: str) -> str:
+    """Why a Spark Connect session could not be opened, and what to do."""
+    shown = spark_connect.redact(url)
+    explained = connect_error_message(message, shown, bool(credentials.token))
+    if explained.startswith("The Spark Connect endpoint"):  # refused for its token
+        return explained
+    if explained.startswith("Lost the connection"):
+        text = (
+            f"Could not reach the Spark Connect endpoint {shown} within "
+            f"connect_timeout={credentials.connect_timeout}s: is it running (`lakehouse endpoint "
+            f"status`) and is the URL right? Cause: {_first_line(message)}"
+        )
+        if credentials.token and spark_connect.url_host(url) != "localhost":
+            text += (
+                " With a token, PySpark speaks TLS to every host but `localhost`: put a TLS "
+                "proxy in front of the endpoint, or use host `localhost` on its machine."
+            )
+        return text
+    return f"Could not open a Spark Connect session on {shown}: {explained}"
+
+
+def _first_line(message: str) -> str:
+    details = re.search(r'details = "([^"]+)"', message)
+    if details:
+        return details.group(1)
+    return next((line.strip() for line in message.splitlines() if line.strip()), message)
 
 
 _socket_patch = threading.Lock()
@@ -268,11 +370,19 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             with super().exception_handler(sql):
                 yield
         except DbtRuntimeError as exc:
+            # dbt opens a connection lazily, inside this handler, and dbt-spark's handler turns
+            # every error into a plain runtime error: open()'s own message is the one to show.
+            opening = exc if isinstance(exc, ConnectOpenError) else exc.__context__
+            if isinstance(opening, ConnectOpenError):
+                raise ConnectOpenError(opening.msg) from None
             recovered = jvm_error_message(exc) if LOST_ERROR_CLASS in exc.msg else None
             message = without_jvm_stack(recovered or exc.msg)
             connection = self.get_if_exists()
             credentials = connection.credentials if connection is not None else None
-            if credentials is not None and credentials.method != SparkConnectionMethod.SESSION:
+            if credentials is not None and credentials.method == SparkDeltaConnectionMethod.CONNECT:
+                url = spark_connect.redact(credentials.connect_url() or "")
+                message = connect_error_message(message, url, bool(credentials.token))
+            elif credentials is not None and credentials.method != SparkConnectionMethod.SESSION:
                 if lost_connection(message):
                     message = (
                         f"Lost the connection to the Spark Thrift endpoint {credentials.host}:"
@@ -288,6 +398,8 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         if connection.state == "open":
             return connection
         credentials = connection.credentials
+        if credentials.method == SparkDeltaConnectionMethod.CONNECT:
+            return cls._open_connect(connection)
         if credentials.method == SparkConnectionMethod.THRIFT and credentials.socket_timeout:
             with thrift_socket_timeout(credentials.socket_timeout):
                 try:
@@ -324,3 +436,18 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             except DeltaRuntimeUnavailable as exc:
                 raise FailedToConnectError(str(exc)) from None
         return super().open(connection)
+
+    @classmethod
+    def _open_connect(cls, connection: Connection) -> Connection:
+        """A Spark Connect session of its own for this dbt connection (dbt-spark has no such
+        method: its open() would refuse it)."""
+        credentials = connection.credentials
+        url = credentials.connect_url()
+        shown = spark_connect.redact(url)
+        try:
+            session = spark_connect.open_session(url, credentials.connect_timeout)
+        except Exception as exc:
+            raise ConnectOpenError(open_error_message(str(exc), credentials, url)) from None
+        connection.handle = spark_connect.ConnectConnectionWrapper(session, shown)
+        connection.state = ConnectionState.OPEN
+        return connection

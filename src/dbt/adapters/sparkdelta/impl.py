@@ -25,7 +25,9 @@ from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager, wit
 from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
+    connection_session,
 )
+from dbt.adapters.sparkdelta.spark_connect import ConnectConnectionWrapper
 
 # Delta writes the value of this session setting into the commit it makes (DESCRIBE HISTORY
 # column userMetadata).
@@ -142,8 +144,8 @@ class SparkDeltaAdapter(SparkAdapter):
 
     @available
     def connection_method(self) -> str:
-        """The profile's connection method (`session`, `thrift`, ...): dbt's `target` in Jinja
-        carries only dbt-spark's connection keys, which leave it out."""
+        """The profile's connection method (`session`, `connect`, `thrift`, ...): dbt's `target`
+        in Jinja carries only dbt-spark's connection keys, which leave it out."""
         return str(getattr(self.config.credentials.method, "value", self.config.credentials.method))
 
     @available
@@ -156,7 +158,7 @@ class SparkDeltaAdapter(SparkAdapter):
 
         from dbt.adapters.sparkdelta.session import active_session
 
-        session = active_session()
+        session = self._connect_session() or active_session()
         if session is None:
             raise DbtRuntimeError(f"Seed {relation}: no SparkSession in this process to load it.")
         columns = [f"c{index}" for index in range(len(agate_table.column_names))]
@@ -173,6 +175,24 @@ class SparkDeltaAdapter(SparkAdapter):
         finally:
             session.catalog.dropTempView(view)
         return sql
+
+    def _connect_session(self) -> Any:
+        """The Spark Connect session of this thread's connection (method `connect`), else None."""
+        handle = getattr(self.connections.get_if_exists(), "handle", None)
+        if isinstance(handle, ConnectConnectionWrapper):
+            return handle.session
+        if self.connection_method() == "connect":
+            self.connections.get_thread_connection()  # opens it lazily
+            return self._connect_session()
+        return None
+
+    def submit_python_job(self, parsed_model: dict, compiled_code: str) -> AdapterResponse:
+        # On the connect method a Python model runs on the dbt connection's own Connect session
+        # (same endpoint, same settings: commit provenance included) unless it names another.
+        with connection_session(
+            self._connect_session() if self.connection_method() == "connect" else None
+        ):
+            return super().submit_python_job(parsed_model, compiled_code)
 
     @classmethod
     def type(cls) -> str:

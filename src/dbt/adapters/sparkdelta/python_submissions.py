@@ -7,6 +7,7 @@ global named `spark`; each helper supplies a SparkSession and executes the code.
 from __future__ import annotations
 
 import os
+import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,8 @@ from typing import Any
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
+
+from dbt.adapters.sparkdelta.spark_connect import with_token
 
 _CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 # One Spark Connect session per endpoint URL: the builder's getOrCreate() would hand back the
@@ -61,17 +64,36 @@ class SessionPythonJobHelper(_ExecPythonJobHelper):
         return get_or_create_session()
 
 
+_connection_session = threading.local()
+
+
+@contextmanager
+def connection_session(session: Any) -> Iterator[None]:
+    """While a Python model of the `connect` method runs: the Spark Connect session of its
+    dbt connection (this thread's), which the model then uses."""
+    previous = getattr(_connection_session, "session", None)
+    _connection_session.session = session
+    try:
+        yield
+    finally:
+        _connection_session.session = previous
+
+
 class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
-    """Runs the model through a Spark Connect endpoint (for clusters reached over Thrift)."""
+    """Runs the model through a Spark Connect endpoint: the `connect` method's own, or the one
+    of `spark_connect_url` (for clusters reached over Thrift)."""
 
     method = "spark_connect"
 
     def session(self) -> Any:
-        url = (
-            self.parsed_model["config"].get("spark_connect_url")
-            or getattr(self.credentials, "spark_connect_url", None)
-            or os.environ.get("SPARK_REMOTE")
-        )
+        own = getattr(_connection_session, "session", None)
+        model_url = self.parsed_model["config"].get("spark_connect_url")
+        if own is not None and not model_url:
+            return own
+        connect_url = getattr(self.credentials, "connect_url", None)
+        url = model_url or (connect_url() if connect_url else None)
+        if model_url and getattr(self.credentials, "token", None):
+            url = with_token(model_url, self.credentials.token)
         if not url:
             raise DbtRuntimeError(
                 f"Python model {self.parsed_model.get('unique_id')} uses submission_method "

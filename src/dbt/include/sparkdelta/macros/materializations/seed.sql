@@ -44,7 +44,7 @@
 {% endmacro %}
 
 {#-
-  Seed rows. On the embedded `session` method the rows go through the SparkSession as a
+  Seed rows. On the `session` and `connect` methods the rows go through the SparkSession as a
   DataFrame of text (NULL for an empty cell) and are cast to the columns' types by one
   INSERT ... SELECT: no value is ever written into SQL text, so quotes, backslashes, unicode and
   empty cells load exactly (dbt-spark formats each value into the statement as '<value>', so an
@@ -56,7 +56,7 @@
     {#- `dbt seed --empty` / `dbt build --empty`: the table with its columns, no rows -#}
     {{ return('-- --empty: no rows loaded') }}
   {%- endif -%}
-  {%- if adapter.connection_method() != 'session' -%}
+  {%- if adapter.connection_method() not in ('session', 'connect') -%}
     {{ return(spark__load_csv_rows(model, agate_table)) }}
   {%- endif -%}
   {%- set column_override = model['config'].get('column_types', {}) -%}
