@@ -8,7 +8,8 @@ Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`. With LAKEHOUSE_SPARK_MASTER
 its queries run on a Spark cluster's executors (`lakehouse cluster`, docs/deployment.md).
 
 The embedded Derby metastore admits one process: while the endpoint runs, use the `thrift`
-target (or give the embedded session another LAKEHOUSE_HOME).
+target (or give the embedded session another LAKEHOUSE_HOME), or share a PostgreSQL metastore
+(LAKEHOUSE_METASTORE_URL, `lakehouse metastore start`, docs/metastore.md).
 """
 
 from __future__ import annotations
@@ -129,7 +130,10 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
             # The Thrift server closes a session's class loader when the session ends, and with
             # it the loader that holds `spark.jars.packages`: Delta classes first needed after
             # that fail with NoClassDefFoundError. On the JVM's own class path they stay.
-            "spark.driver.extraClassPath": os.pathsep.join(map(str, delta_jars(settings))),
+            # Joined with the profile's own entries (a metastore's JDBC driver).
+            "spark.driver.extraClassPath": os.pathsep.join(
+                [*map(str, delta_jars(settings)), conf.get("spark.driver.extraClassPath", "")]
+            ).rstrip(os.pathsep),
             "spark.app.name": "lakehouse-endpoint",
             "spark.plugins": CONNECT_PLUGIN,
             "spark.connect.grpc.binding.address": settings.bind_host,
