@@ -39,6 +39,8 @@ name: shared_metastore
 version: "0.1.0"
 config-version: 2
 profile: lakehouse
+flags:
+  send_anonymous_usage_stats: false
 models:
   shared_metastore:
     +file_format: delta
@@ -208,13 +210,12 @@ class TestEndpointAndEmbeddedDbtShareOneCatalog:
         thrift.run(
             f"create schema {thrift_schema}",
             f"create table {thrift_schema}.made_by_thrift (id bigint, name string) using delta",
-            f"insert into {thrift_schema}.made_by_thrift select id, concat('n', id) from "
-            "range(37)",
+            f"insert into {thrift_schema}.made_by_thrift select id, concat('n', id) from range(37)",
         )
         # ... and an embedded dbt process, while the endpoint runs, builds models and copies it.
         variables = f"{{rows: 250, source_table: {thrift_schema}.made_by_thrift}}"
         process = dbt_process(shared, project, "embedded", dbt_schema, "build", "--vars",
-                              variables)  # fmt: skip
+                              variables)
         finish(shared, process, "embedded")
         # The endpoint sees what dbt made, with its rows; dbt saw what Thrift made.
         assert {"numbers", "numbers_merged", "numbers_summary", "copied"} <= thrift.tables(
@@ -235,8 +236,17 @@ class TestConcurrentDbtProcesses:
         schemas = [unique_schema(f"ms_writer{i}") for i in range(WRITERS)]
         started = time.monotonic()
         processes = [
-            dbt_process(shared, project, f"writer{i}", schema, "build", "--select",
-                        "numbers+", "--vars", f"{{rows: {100 * (i + 1)}}}")  # fmt: skip
+            dbt_process(
+                shared,
+                project,
+                f"writer{i}",
+                schema,
+                "build",
+                "--select",
+                "numbers+",
+                "--vars",
+                f"{{rows: {100 * (i + 1)}}}",
+            )
             for i, schema in enumerate(schemas)
         ]
         for i, process in enumerate(processes):
@@ -252,8 +262,17 @@ class TestConcurrentDbtProcesses:
             ]
         # a second round of all four at once: incremental merges on the shared catalog
         processes = [
-            dbt_process(shared, project, f"writer{i}", schema, "run", "--select",
-                        "numbers_merged", "--vars", f"{{rows: {100 * (i + 1)}}}")  # fmt: skip
+            dbt_process(
+                shared,
+                project,
+                f"writer{i}",
+                schema,
+                "run",
+                "--select",
+                "numbers_merged",
+                "--vars",
+                f"{{rows: {100 * (i + 1)}}}",
+            )
             for i, schema in enumerate(schemas)
         ]
         for i, process in enumerate(processes):
@@ -279,11 +298,12 @@ class TestLongViewText:
             f"create table {schema}.base using delta as select id from range(5)",
             long_view_sql(f"{schema}.wide", f"{schema}.base"),
         )
-        assert thrift.run(
-            f"select count(*), max(column_number_01499) from {schema}.wide"
-        ) == [(5, 4 + 1499)]
-        # a process started afterwards reads the stored text back
-        assert "wide" in thrift.tables(schema)
+        assert thrift.run(f"select count(*), max(column_number_01499) from {schema}.wide") == [
+            (5, 4 + 1499)
+        ]
+        # the metastore gives the whole text back
+        [(statement,)] = thrift.run(f"show create table {schema}.wide")
+        assert len(statement) > DERBY_TEXT_LIMIT and "column_number_01499" in statement
 
     def test_derby_refuses_it(self, spark):
         """The embedded Derby metastore of the pytest session (the default)."""
