@@ -5,8 +5,9 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
-	test-cluster test-auth lint fix clean interop bench \
-	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status
+	test-cluster test-auth test-metastore lint fix clean interop bench \
+	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
+	metastore-start metastore-stop metastore-status
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,7 +23,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -m "not slow and not cluster and not auth and not connect"
+	$(BIN)/python -m pytest -m "not slow and not cluster and not auth and not connect and not metastore"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -40,6 +41,12 @@ test-cluster: $(INSTALLED)
 ## (needs Debian's slapd and ldap-utils).
 test-auth: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m auth python_tests/integration/test_endpoint_auth.py
+
+## A shared Hive metastore on a local PostgreSQL started here (needs Debian's postgresql and
+## libpostgresql-jdbc-java): the endpoint and an embedded dbt run see each other's tables, four
+## dbt processes write at once, a view longer than Derby's 32,700 characters.
+test-metastore: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -s -m metastore python_tests/integration/test_metastore.py
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit
@@ -102,6 +109,18 @@ cluster-stop: $(INSTALLED)
 
 cluster-status: $(INSTALLED)
 	$(BIN)/lakehouse cluster status
+
+## A local PostgreSQL Hive metastore shared by the endpoint and embedded runs
+## (apt-get install -y postgresql libpostgresql-jdbc-java); `start` prints what to export:
+## eval "$$(.venv/bin/lakehouse metastore start)" (docs/metastore.md).
+metastore-start: $(INSTALLED)
+	$(BIN)/lakehouse metastore start
+
+metastore-stop: $(INSTALLED)
+	$(BIN)/lakehouse metastore stop
+
+metastore-status: $(INSTALLED)
+	$(BIN)/lakehouse metastore status
 
 clean:
 	rm -rf target logs .lakehouse

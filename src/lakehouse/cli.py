@@ -8,7 +8,11 @@ import os
 import sys
 from pathlib import Path
 
-from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
+from dbt.adapters.sparkdelta.session import (
+    DeltaRuntimeUnavailable,
+    MetastoreUnavailable,
+    get_or_create_session,
+)
 from lakehouse.dbt_runner import DbtRunner
 from lakehouse.settings import profile_output, session_settings
 from lakehouse.shop.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
@@ -161,6 +165,37 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     return _manage("cluster", cluster, settings, args)
 
 
+def cmd_metastore(args: argparse.Namespace) -> int:
+    """The local PostgreSQL metastore; `init` initialises any one (LAKEHOUSE_METASTORE_URL).
+    `start` prints shell lines to export, and everything else as `#` comments, so
+    `eval "$(lakehouse metastore start)"` points this shell at it."""
+    from lakehouse import metastore
+
+    try:
+        settings = metastore.MetastoreSettings.from_env(_project_dir(args))
+        if args.action == "start":
+            print(metastore.start(settings, timeout=args.timeout))
+        elif args.action == "stop":
+            print(f"metastore {metastore.stop(settings)}")
+        elif args.action == "init":
+            if not settings.url:
+                raise metastore.MetastoreError(
+                    "Set LAKEHOUSE_METASTORE_URL (jdbc:postgresql://host:port/database), "
+                    "LAKEHOUSE_METASTORE_USER and LAKEHOUSE_METASTORE_PASSWORD to the database "
+                    "to initialise (`lakehouse metastore start` does it for the local one)."
+                )
+            done = metastore.init_schema(settings, settings.url, settings.password)
+            print(f"metastore {metastore.redact_jdbc_url(settings.url)}: {done}")
+        else:
+            healthy, line = metastore.status(settings)
+            print(f"metastore {line}")
+            return 0 if healthy else 1
+    except metastore.MetastoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lakehouse", description=__doc__)
     parser.add_argument("--project-dir", default=os.getcwd(), help="dbt project directory")
@@ -208,6 +243,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=120.0, help="seconds to wait for the workers"
     )
     cluster.set_defaults(func=cmd_cluster)
+
+    metastore = commands.add_parser(
+        "metastore",
+        help="start, stop or check a local PostgreSQL Hive metastore; init any one's schema",
+    )
+    metastore.add_argument("action", choices=["start", "stop", "status", "init"])
+    metastore.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds to wait for the server"
+    )
+    metastore.set_defaults(func=cmd_metastore)
     return parser
 
 
@@ -219,6 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     except DeltaRuntimeUnavailable as exc:
         # the adapter names Spark's settings; this project sets them through its environment
         hint = "In this project: LAKEHOUSE_MAVEN_REPOSITORIES, LAKEHOUSE_IVY_SETTINGS."
+        if isinstance(exc, MetastoreUnavailable):
+            hint = (
+                "In this project: LAKEHOUSE_METASTORE_URL (empty: embedded Derby), "
+                "LAKEHOUSE_METASTORE_USER, LAKEHOUSE_METASTORE_PASSWORD, "
+                "LAKEHOUSE_METASTORE_DRIVER; a local one: `lakehouse metastore start` "
+                "(docs/metastore.md)."
+            )
         print(f"error: {exc} {hint}", file=sys.stderr)
         return 2
 

@@ -8,7 +8,8 @@ Its log and pid live in `$LAKEHOUSE_HOME/endpoint/`. With LAKEHOUSE_SPARK_MASTER
 its queries run on a Spark cluster's executors (`lakehouse cluster`, docs/deployment.md).
 
 The embedded Derby metastore admits one process: while the endpoint runs, use the `thrift`
-target (or give the embedded session another LAKEHOUSE_HOME).
+target (or give the embedded session another LAKEHOUSE_HOME), or share a PostgreSQL metastore
+(LAKEHOUSE_METASTORE_URL, `lakehouse metastore start`, docs/metastore.md).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from dbt.adapters.sparkdelta.session import (
     SessionSettings,
     delta_coordinates,
     explain_launch_failure,
+    is_secret,
     spark_conf,
 )
 from lakehouse import processes
@@ -119,6 +121,10 @@ class EndpointSettings:
         return self.directory / "endpoint.log"
 
     @property
+    def secret_file(self) -> Path:
+        return self.directory / "secret.properties"
+
+    @property
     def client_host(self) -> str:
         """The address a client on this host uses."""
         return "localhost" if self.bind_host in ("0.0.0.0", "::") else self.bind_host
@@ -146,7 +152,10 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
             # The Thrift server closes a session's class loader when the session ends, and with
             # it the loader that holds `spark.jars.packages`: Delta classes first needed after
             # that fail with NoClassDefFoundError. On the JVM's own class path they stay.
-            "spark.driver.extraClassPath": os.pathsep.join(map(str, delta_jars(settings))),
+            # Joined with the profile's own entries (a metastore's JDBC driver).
+            "spark.driver.extraClassPath": os.pathsep.join(
+                [*map(str, delta_jars(settings)), conf.get("spark.driver.extraClassPath", "")]
+            ).rstrip(os.pathsep),
             "spark.app.name": "lakehouse-endpoint",
             "spark.plugins": CONNECT_PLUGIN,
             "spark.connect.grpc.binding.address": settings.bind_host,
@@ -160,13 +169,35 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
 def spark_submit_command(settings: EndpointSettings) -> list[str]:
     spark_submit = processes.spark_home() / "bin" / "spark-submit"
     command = [str(spark_submit), "--class", THRIFT_SERVER_CLASS]
-    for key, value in endpoint_conf(settings).items():
-        command += ["--conf", f"{key}={value}"]
+    conf = endpoint_conf(settings)
+    for key, value in conf.items():
+        if not is_secret(key):
+            command += ["--conf", f"{key}={value}"]
+    # Passwords (a metastore's) go in a file only this user reads, not on the command line.
+    secret = {key: value for key, value in conf.items() if is_secret(key)}
+    if secret:
+        command += ["--properties-file", str(write_secret_properties(settings, secret))]
     # `spark-internal`: the main class ships with Spark, there is no application jar.
     command.append("spark-internal")
     for key, value in settings.hive_conf().items():
         command += ["--hiveconf", f"{key}={value}"]
     return command
+
+
+def write_secret_properties(settings: EndpointSettings, values: dict[str, str]) -> Path:
+    """A Java properties file of mode 0600 (spark-submit reads it at launch)."""
+    settings.directory.mkdir(parents=True, exist_ok=True)
+    path = settings.secret_file
+    path.unlink(missing_ok=True)  # a new file gets mode 0600; an old one keeps its own
+    escape = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r"})
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as properties:
+        for key, value in values.items():
+            value = value.translate(escape)
+            if value[:1] in (" ", "\t"):
+                value = "\\" + value  # Java's Properties drops unescaped leading blanks
+            properties.write(f"{key}={value}\n")
+    return path
 
 
 def _resolve_delta_jars(settings: EndpointSettings) -> None:
@@ -273,6 +304,7 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
 
 def stop(settings: EndpointSettings) -> str:
     pid = processes.stop(settings.pid_file)
+    settings.secret_file.unlink(missing_ok=True)
     return "not running" if pid is None else f"stopped (pid {pid})"
 
 

@@ -15,6 +15,7 @@ all of those: the one place for a cluster's executors, memory and connectors).
 
 from __future__ import annotations
 
+import glob
 import logging
 import os
 import re
@@ -37,6 +38,17 @@ _session_lock = threading.Lock()
 
 class DeltaRuntimeUnavailable(RuntimeError):
     """The JVM could not start with the Delta Lake jars (one short, actionable message)."""
+
+
+class MetastoreUnavailable(DeltaRuntimeUnavailable):
+    """A metastore database given by its JDBC URL cannot be used (driver, network, schema)."""
+
+
+METASTORE_URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
+METASTORE_USER = "spark.hadoop.javax.jdo.option.ConnectionUserName"
+METASTORE_PASSWORD = "spark.hadoop.javax.jdo.option.ConnectionPassword"
+# Seconds to wait for the metastore database before giving up with a clear message.
+METASTORE_LOGIN_TIMEOUT = 15
 
 
 def delta_version() -> str:
@@ -106,6 +118,23 @@ class SessionSettings:
 def is_uri(location: str) -> bool:
     """s3a://bucket/x, hdfs://nn/x, file:///x: a location with a scheme, not a local path."""
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:/", location))
+
+
+def redact_jdbc_url(url: str) -> str:
+    """A JDBC URL fit for messages and logs: no password parameter, no user:password@."""
+    url = re.sub(r"(?i)((?:password|pwd)=)[^&;]*", r"\1***", url)
+    return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
+def is_secret(key: str) -> bool:
+    """A Spark setting whose value must not appear on a command line or in a log."""
+    return bool(re.search(r"(?i)password|secret", key))
+
+
+def external_metastore_url(conf: Mapping[str, str]) -> str | None:
+    """The metastore database's JDBC URL when it is not the embedded Derby."""
+    url = conf.get(METASTORE_URL, "")
+    return None if not url or url.startswith("jdbc:derby:") else url
 
 
 def read_spark_conf_file(path: Path) -> dict[str, str]:
@@ -194,6 +223,67 @@ def explain_launch_failure(launch_log: str, log_path: Path | str) -> str:
     return f"Spark could not start ({last_line.strip()}). Log: {log_path}"
 
 
+def check_class_path(conf: Mapping[str, str]) -> None:
+    """Every entry of spark.driver.extraClassPath (where a metastore's JDBC driver goes) exists:
+    the JVM ignores a missing one, and the metastore then fails with a far vaguer error."""
+    for entry in filter(None, conf.get("spark.driver.extraClassPath", "").split(os.pathsep)):
+        if not glob.glob(entry):
+            raise MetastoreUnavailable(
+                f"spark.driver.extraClassPath names {entry}, which does not exist: the "
+                f"metastore database {redact_jdbc_url(conf[METASTORE_URL])} needs its JDBC "
+                "driver's jar there. Install the driver or fix the path."
+            )
+
+
+def check_metastore(jvm, conf: Mapping[str, str]) -> None:
+    """Connect once to the metastore database before Spark does: one clear message for a
+    missing driver, an unreachable database, refused credentials or a missing Hive schema,
+    instead of a stack of Hive exceptions at the first statement."""
+    url = conf[METASTORE_URL]
+    shown = redact_jdbc_url(url)
+    properties = jvm.java.util.Properties()
+    for key, name in ((METASTORE_USER, "user"), (METASTORE_PASSWORD, "password")):
+        if conf.get(key):
+            properties.setProperty(name, conf[key])
+    jvm.java.sql.DriverManager.setLoginTimeout(METASTORE_LOGIN_TIMEOUT)
+    try:
+        connection = jvm.java.sql.DriverManager.getConnection(url, properties)
+    except Exception as exc:
+        reason = _java_message(exc)
+        if "No suitable driver" in reason:
+            raise MetastoreUnavailable(
+                f"No JDBC driver on the driver's class path accepts the metastore URL {shown} "
+                f"({METASTORE_URL}): add the driver's jar to spark.driver.extraClassPath."
+            ) from None
+        user = conf.get(METASTORE_USER) or "(none)"
+        raise MetastoreUnavailable(
+            f"The metastore database {shown} cannot be reached as user {user}: {reason}. "
+            f"Check that it runs and the URL, user and password ({METASTORE_URL}, "
+            f"{METASTORE_USER}, {METASTORE_PASSWORD})."
+        ) from None
+    try:
+        metadata = connection.getMetaData()
+        found = False
+        for name in ("VERSION", "version"):
+            tables = metadata.getTables(None, None, name, None)
+            found = found or tables.next()
+            tables.close()
+    finally:
+        connection.close()
+    if not found:
+        raise MetastoreUnavailable(
+            f"The metastore database {shown} holds no Hive metastore schema (no VERSION "
+            "table): initialise it once, from one process, before Spark processes connect."
+        )
+
+
+def _java_message(exc: Exception) -> str:
+    """The Java exception's own message (py4j wraps it in a long text with a stack trace)."""
+    java = getattr(exc, "java_exception", None)
+    message = java.getMessage() if java is not None else str(exc)
+    return (message or type(exc).__name__).splitlines()[0].rstrip(".")
+
+
 def active_session() -> SparkSession | None:
     from pyspark.sql import SparkSession
 
@@ -219,15 +309,32 @@ def _launch(settings: SessionSettings) -> SparkSession:
     from pyspark.sql import SparkSession
 
     settings.log_dir.mkdir(parents=True, exist_ok=True)
-    conf = SparkConf(loadDefaults=False).setAll(list(spark_conf(settings).items()))
+    values = spark_conf(settings)
+    metastore_url = external_metastore_url(values)
+    if metastore_url:
+        check_class_path(values)
+    conf = SparkConf(loadDefaults=False).setAll(list(values.items()))
+    # Passwords stay off the JVM's command line (which any local user can read): the JVM gets
+    # them over the gateway, with the rest of `conf`, when the SparkContext is created.
+    public = SparkConf(loadDefaults=False).setAll(
+        [(key, value) for key, value in values.items() if not is_secret(key)]
+    )
     log_path = settings.launch_log
     start = log_path.stat().st_size if log_path.exists() else 0
     with open(log_path, "ab") as log:
         try:
-            gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+            gateway = launch_gateway(public, popen_kwargs={"stdout": log, "stderr": log})
         except Exception as exc:
             launch_output = log_path.read_bytes()[start:].decode("utf-8", "replace")
             raise DeltaRuntimeUnavailable(explain_launch_failure(launch_output, log_path)) from exc
+    if metastore_url:
+        try:
+            check_metastore(gateway.jvm, values)
+        except MetastoreUnavailable:
+            gateway.shutdown()
+            gateway.proc.kill()
+            gateway.proc.wait()
+            raise
     SparkContext(conf=conf, gateway=gateway)
     # PySpark logs every failed statement with its JVM stack trace; the caller (dbt) already
     # reports the error, so keep the terminal readable.

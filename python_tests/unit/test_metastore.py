@@ -1,0 +1,175 @@
+"""The shared metastore's settings, the profile's mapping, the adapter's checks and the local
+server's refusals, without starting a JVM or a database."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from dbt.adapters.sparkdelta.session import (
+    METASTORE_PASSWORD,
+    METASTORE_URL,
+    MetastoreUnavailable,
+    check_class_path,
+    external_metastore_url,
+    is_secret,
+    redact_jdbc_url,
+    spark_conf,
+)
+from lakehouse import cli, endpoint, metastore
+from lakehouse.settings import session_settings
+
+METASTORE_ENV = (
+    "LAKEHOUSE_METASTORE_URL",
+    "LAKEHOUSE_METASTORE_USER",
+    "LAKEHOUSE_METASTORE_PASSWORD",
+    "LAKEHOUSE_METASTORE_DRIVER",
+    "LAKEHOUSE_METASTORE_DRIVER_CLASS",
+    "LAKEHOUSE_METASTORE_PORT",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, tmp_path):
+    for name in METASTORE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path / "home"))
+
+
+def test_no_url_keeps_the_embedded_derby():
+    settings = session_settings()
+    assert not [key for key in settings.conf if "jdo" in key or "extraClassPath" in key]
+    conf = spark_conf(settings)
+    assert conf[METASTORE_URL].startswith("jdbc:derby:;databaseName=")
+    assert external_metastore_url(conf) is None
+    assert "spark.driver.extraClassPath" not in conf
+
+
+def test_url_maps_to_hive_settings_and_the_driver_jar(monkeypatch):
+    url = "jdbc:postgresql://db.example:5432/metastore"
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_URL", url)
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_USER", "hive")
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_PASSWORD", "from-the-environment")
+    conf = spark_conf(session_settings())
+    # the user's URL wins over the embedded Derby's
+    assert conf[METASTORE_URL] == url
+    assert external_metastore_url(conf) == url
+    assert conf["spark.hadoop.javax.jdo.option.ConnectionDriverName"] == "org.postgresql.Driver"
+    assert conf["spark.hadoop.javax.jdo.option.ConnectionUserName"] == "hive"
+    assert conf[METASTORE_PASSWORD] == "from-the-environment"
+    assert conf["spark.driver.extraClassPath"] == metastore.DEFAULT_DRIVER
+    assert "postgresql" not in conf.get("spark.jars", "")  # never shipped to executors
+
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_DRIVER", "/opt/jdbc/pg.jar")
+    assert spark_conf(session_settings())["spark.driver.extraClassPath"] == "/opt/jdbc/pg.jar"
+
+
+def test_endpoint_joins_the_driver_jar_with_the_delta_jars(monkeypatch):
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_URL", "jdbc:postgresql://127.0.0.1:5433/metastore")
+    settings = endpoint.EndpointSettings.from_env()
+    entries = endpoint.endpoint_conf(settings)["spark.driver.extraClassPath"].split(os.pathsep)
+    assert entries == [*map(str, endpoint.delta_jars(settings)), metastore.DEFAULT_DRIVER]
+
+
+def test_endpoint_passes_passwords_in_a_private_file_not_on_its_command_line(monkeypatch):
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_URL", "jdbc:postgresql://127.0.0.1:5433/metastore")
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_PASSWORD", " pass\\word=1")
+    settings = endpoint.EndpointSettings.from_env()
+    command = endpoint.spark_submit_command(settings)
+    assert not [part for part in command if "pass\\word" in part]
+    secret = settings.secret_file
+    assert command[command.index("--properties-file") + 1] == str(secret)
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert secret.read_text() == f"{METASTORE_PASSWORD}=\\ pass\\\\word=1\n"
+    endpoint.stop(settings)  # not running: still removes the file
+    assert not secret.exists()
+
+
+def test_without_secrets_the_endpoint_has_no_properties_file():
+    command = endpoint.spark_submit_command(endpoint.EndpointSettings.from_env())
+    assert "--properties-file" not in command
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("jdbc:postgresql://h:5432/m", "jdbc:postgresql://h:5432/m"),
+        ("jdbc:postgresql://h/m?user=u&password=s3cret&ssl=true", "password=***&ssl=true"),
+        ("jdbc:mysql://u:s3cret@h/m", "jdbc:mysql://u:***@h/m"),
+        ("jdbc:sqlserver://h;user=u;password=s3cret;db=m", "password=***;db=m"),
+    ],
+)
+def test_urls_in_messages_never_show_a_password(url, shown):
+    redacted = redact_jdbc_url(url)
+    assert "s3cret" not in redacted
+    assert shown in redacted
+
+
+def test_secret_settings_are_recognised():
+    assert is_secret(METASTORE_PASSWORD)
+    assert is_secret("spark.hadoop.fs.s3a.secret.key")
+    assert not is_secret(METASTORE_URL)
+
+
+def test_missing_driver_jar_is_named(tmp_path):
+    conf = {
+        METASTORE_URL: "jdbc:postgresql://h/m?password=s3cret",
+        "spark.driver.extraClassPath": f"{tmp_path}/absent.jar",
+    }
+    with pytest.raises(MetastoreUnavailable, match="absent.jar, which does not exist") as error:
+        check_class_path(conf)
+    assert "s3cret" not in str(error.value)
+    (tmp_path / "absent.jar").write_text("")
+    check_class_path(conf)
+
+
+def test_cli_names_the_project_settings_for_a_metastore_error(monkeypatch, capsys):
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_URL", "jdbc:postgresql://127.0.0.1:1/metastore")
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_DRIVER", "/nonexistent/postgresql.jar")
+    assert cli.main(["load"]) == 2
+    error = capsys.readouterr().err
+    assert "/nonexistent/postgresql.jar, which does not exist" in error
+    assert "LAKEHOUSE_METASTORE_DRIVER" in error
+
+
+def test_local_settings_from_the_environment(monkeypatch, tmp_path):
+    settings = metastore.MetastoreSettings.from_env()
+    assert settings.port == metastore.DEFAULT_PORT
+    assert settings.local_url == "jdbc:postgresql://127.0.0.1:5433/metastore"
+    assert settings.directory == tmp_path / "home" / "metastore-pg"
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_PORT", "five")
+    with pytest.raises(metastore.MetastoreError, match="LAKEHOUSE_METASTORE_PORT"):
+        metastore.MetastoreSettings.from_env()
+
+
+def test_exports_name_the_password_file_not_the_password(monkeypatch):
+    settings = metastore.MetastoreSettings.from_env()
+    lines = metastore.exports(settings).splitlines()
+    assert lines[0] == f"export LAKEHOUSE_METASTORE_URL={settings.local_url}"
+    assert f'LAKEHOUSE_METASTORE_PASSWORD="$(cat {settings.password_file})"' in lines[2]
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_PASSWORD", "s3cret-value")
+    assert "s3cret-value" not in metastore.exports(metastore.MetastoreSettings.from_env())
+
+
+def test_missing_packages_are_named(monkeypatch, tmp_path):
+    monkeypatch.setattr(metastore.glob, "glob", lambda pattern: [])
+    with pytest.raises(metastore.MetastoreError, match="apt-get install -y postgresql"):
+        metastore.server_binaries()
+    with pytest.raises(metastore.MetastoreError, match="libpostgresql-jdbc-java"):
+        metastore.check_driver(tmp_path / "postgresql.jar")
+
+
+def test_init_needs_a_url(capsys):
+    assert cli.main(["metastore", "init"]) == 2
+    assert "Set LAKEHOUSE_METASTORE_URL" in capsys.readouterr().err
+
+
+def test_hive_metadata_lists_every_table_hive_needs():
+    classes = metastore.metadata_classes()
+    assert "org.apache.hadoop.hive.metastore.model.MTable" in classes
+    tables = metastore.metadata_tables()
+    assert {"TBLS", "DBS", "SDS", "COLUMNS_V2", "PARTITIONS", "VERSION", "FUNCS"} <= tables
+    # classes stored inside another's table (MOrder, MResourceUri) have none of their own
+    assert not {"SORT_ORDER", "RESOURCE_URI"} & tables
