@@ -214,8 +214,7 @@ class TestEndpointAndEmbeddedDbtShareOneCatalog:
         )
         # ... and an embedded dbt process, while the endpoint runs, builds models and copies it.
         variables = f"{{rows: 250, source_table: {thrift_schema}.made_by_thrift}}"
-        process = dbt_process(shared, project, "embedded", dbt_schema, "build", "--vars",
-                              variables)
+        process = dbt_process(shared, project, "embedded", dbt_schema, "build", "--vars", variables)
         finish(shared, process, "embedded")
         # The endpoint sees what dbt made, with its rows; dbt saw what Thrift made.
         assert {"numbers", "numbers_merged", "numbers_summary", "copied"} <= thrift.tables(
