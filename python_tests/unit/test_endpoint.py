@@ -107,6 +107,9 @@ def test_listening_beyond_loopback_needs_authentication(monkeypatch, tmp_path):
         endpoint.endpoint_conf(endpoint.EndpointSettings.from_env())
     monkeypatch.setenv("LAKEHOUSE_LDAP_URL", "ldap://directory:389")
     monkeypatch.setenv("LAKEHOUSE_LDAP_BASE_DN", "ou=people,dc=example,dc=com")
+    with pytest.raises(ProcessError, match="Spark Connect side accepts anyone.*CONNECT_TOKEN"):
+        endpoint.check_exposure(endpoint.EndpointSettings.from_env())
+    monkeypatch.setenv("LAKEHOUSE_CONNECT_TOKEN", "a-token-for-this-test")
     settings = endpoint.EndpointSettings.from_env()
     endpoint.check_exposure(settings)
     conf = endpoint.endpoint_conf(settings)

@@ -252,12 +252,20 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 def check_exposure(settings: EndpointSettings) -> None:
     """Refuse to listen beyond loopback for clients that need not authenticate."""
-    if settings.bind_host not in LOOPBACK and settings.thrift_auth == "NONE":
+    if settings.bind_host in LOOPBACK:
+        return
+    if settings.thrift_auth == "NONE":
         raise EndpointError(
             f"LAKEHOUSE_BIND_HOST={settings.bind_host} lets other hosts reach the endpoint, but "
             "its Thrift side accepts anyone (LAKEHOUSE_THRIFT_AUTH=NONE): set "
             "LAKEHOUSE_THRIFT_AUTH=LDAP with LAKEHOUSE_LDAP_URL and LAKEHOUSE_LDAP_BASE_DN, or "
             "bind to localhost (docs/deployment.md)."
+        )
+    if not settings.connect_token:
+        raise EndpointError(
+            f"LAKEHOUSE_BIND_HOST={settings.bind_host} lets other hosts reach the endpoint, but "
+            "its Spark Connect side accepts anyone: set LAKEHOUSE_CONNECT_TOKEN (and put a TLS "
+            "proxy in front of it), or bind to localhost (docs/deployment.md)."
         )
 
 
