@@ -5,7 +5,12 @@ import re
 import pytest
 from dbt.tests.adapter.basic.test_snapshot_check_cols import BaseSnapshotCheckCols
 from dbt.tests.adapter.basic.test_snapshot_timestamp import BaseSnapshotTimestamp
+from dbt.tests.adapter.simple_snapshot import new_record_check_mode
+from dbt.tests.adapter.simple_snapshot import new_record_dbt_valid_to_current as valid_to_current
 from dbt.tests.adapter.simple_snapshot import new_record_timestamp_mode as new_record
+from dbt.tests.adapter.simple_snapshot.new_record_dbt_valid_to_current import (
+    BaseSnapshotNewRecordDbtValidToCurrent,
+)
 from dbt.tests.adapter.simple_snapshot.new_record_timestamp_mode import (
     BaseSnapshotNewRecordTimestampMode,
 )
@@ -38,12 +43,6 @@ class TestSnapshotTimestamp(BaseSnapshotTimestamp):
     pass
 
 
-# Open defect: the first two snapshots (timestamp strategy, updates) match the expected table, but
-# after a source row is deleted the snapshot has no deletion row for it (dbt-spark's snapshot
-# MERGE with hard_deletes='new_record'). An expected failure, never a pass, until it is fixed.
-@pytest.mark.xfail(
-    strict=True, reason="defect: hard_deletes='new_record' writes no deletion row on Delta"
-)
 class TestSnapshotHardDeletesNewRecord(BaseSnapshotNewRecordTimestampMode):
     """`hard_deletes: new_record`: a deleted source row gets a row with dbt_is_deleted = True,
     a re-inserted one a new current row."""
@@ -72,3 +71,34 @@ class TestSnapshotHardDeletesNewRecord(BaseSnapshotNewRecordTimestampMode):
     @pytest.fixture(scope="class")
     def reinsert_sql(self):
         return spark_sql(new_record._reinsert_sql)
+
+
+@pytest.mark.slow
+class TestSnapshotHardDeletesNewRecordCheckCols(TestSnapshotHardDeletesNewRecord):
+    """The same with the check strategy on all columns."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return {
+            "snapshots.yml": new_record_check_mode._snapshots_yml,
+            "ref_snapshot.sql": new_record_check_mode._ref_snapshot_sql,
+        }
+
+
+@pytest.mark.slow
+class TestSnapshotHardDeletesNewRecordValidToCurrent(BaseSnapshotNewRecordDbtValidToCurrent):
+    """`dbt_valid_to_current` with `new_record`: two snapshots after a delete add one deletion
+    row, not two."""
+
+    @pytest.fixture(scope="class")
+    def snapshots(self):
+        sql = valid_to_current._snapshot_actual_sql.replace("{{target.database}}.", "")
+        return {"snapshot.sql": sql}
+
+    @pytest.fixture(scope="class")
+    def seed_new_record_mode_statements(self):
+        return [spark_sql(s) for s in valid_to_current._seed_new_record_mode_statements]
+
+    @pytest.fixture(scope="class")
+    def delete_sql(self):
+        return spark_sql(valid_to_current._delete_sql)
