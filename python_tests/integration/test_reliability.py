@@ -847,7 +847,8 @@ SECRET_PATTERNS = {
     "assigned secret": (
         # a literal: `key: value` (YAML, config) or `key="value"` (code; `key=variable` is not one)
         r"(?i)\b(password|passwd|secret|token|api_key|apikey|access_key)\b"
-        r"(?::[ \t]*['\"]?|[ \t]*=[ \t]*['\"])(?!\{\{|\$\{|env_var|os\.environ|none\b|null\b|<)[A-Za-z0-9+/_\-]{8,}"
+        r"(?::[ \t]*['\"]?|[ \t]*=[ \t]*['\"])"
+        r"(?!\{\{|\$\{|env_var|os\.environ|none\b|null\b|<)[A-Za-z0-9+/_\-]{8,}"
     ),
 }
 
