@@ -125,11 +125,7 @@ models:
 
 @pytest.mark.slow
 class TestPersistDocsColumnMissing(BasePersistDocsColumnMissing):
-    # Open defect: with a documented column the model lacks, the comments of the columns it has
-    # are not persisted either (the catalog's `id` comment is empty). The warning is given.
-    @pytest.mark.xfail(strict=True, reason="defect: one missing column stops the other comments")
-    def test_missing_column(self, project):
-        super().test_missing_column(project)
+    pass
 
 
 @pytest.mark.slow

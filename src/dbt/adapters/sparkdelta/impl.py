@@ -18,6 +18,7 @@ from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
+from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import change_feed
@@ -34,6 +35,7 @@ from dbt.adapters.sparkdelta.spark_connect import ConnectConnectionWrapper
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
 MAX_ERROR_CHARS = 800  # an operation's report line per table
+logger = AdapterLogger("SparkDelta")
 
 
 @cache
@@ -141,6 +143,27 @@ class SparkDeltaAdapter(SparkAdapter):
         statement would enter dbt's cache of each schema listed in that session."""
         relations = super().list_relations_without_caching(schema_relation)
         return [relation for relation in relations if relation.schema]
+
+    def _get_columns_for_catalog(self, relation: Any) -> list[dict[str, Any]]:
+        """dbt-spark's catalog columns, with the comments persist_docs wrote: dbt-spark reads
+        columns from SHOW TABLE EXTENDED, which has none, so `dbt docs` showed no column
+        descriptions of the warehouse. One DESCRIBE per relation adds them."""
+        columns = list(super()._get_columns_for_catalog(relation))
+        if not columns:
+            return columns
+        try:
+            rows = self.execute_macro("get_columns_in_relation_raw", kwargs={"relation": relation})
+        except DbtRuntimeError as exc:  # e.g. dropped since it was listed
+            logger.warning(f"No column comments in the catalog for {relation}: {exc.msg}")
+            return columns
+        comments = {}
+        for name, _dtype, comment in (tuple(row)[:3] for row in rows):
+            if not name or name.startswith("#"):  # the end of the column list
+                break
+            comments[name] = comment or None
+        for column in columns:
+            column["column_comment"] = comments.get(column["column_name"])
+        return columns
 
     @available
     def connection_method(self) -> str:
