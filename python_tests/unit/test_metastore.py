@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -125,13 +127,19 @@ def test_missing_driver_jar_is_named(tmp_path):
     check_class_path(conf)
 
 
-def test_cli_names_the_project_settings_for_a_metastore_error(monkeypatch, capsys):
+def test_cli_names_the_project_settings_for_a_metastore_error(monkeypatch):
     monkeypatch.setenv("LAKEHOUSE_METASTORE_URL", "jdbc:postgresql://127.0.0.1:1/metastore")
     monkeypatch.setenv("LAKEHOUSE_METASTORE_DRIVER", "/nonexistent/postgresql.jar")
-    assert cli.main(["load"]) == 2
-    error = capsys.readouterr().err
-    assert "/nonexistent/postgresql.jar, which does not exist" in error
-    assert "LAKEHOUSE_METASTORE_DRIVER" in error
+    # A process of its own: in this one, an earlier test's SparkSession would be reused.
+    result = subprocess.run(
+        [sys.executable, "-c", "from lakehouse import cli; raise SystemExit(cli.main(['load']))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "/nonexistent/postgresql.jar, which does not exist" in result.stderr
+    assert "LAKEHOUSE_METASTORE_DRIVER" in result.stderr
 
 
 def test_local_settings_from_the_environment(monkeypatch, tmp_path):
