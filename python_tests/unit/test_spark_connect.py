@@ -136,3 +136,13 @@ def test_an_unreachable_endpoint_names_the_timeout_and_tls_with_a_token():
     assert "TLS" in message and "t0k" not in message
     local = credentials(spark_connect_url="sc://localhost:15002")
     assert "TLS" not in open_error_message("RETRIES_EXCEEDED", local, local.connect_url())
+
+
+def test_remote_sessions_do_without_deltas_metadata_only_min_max_unless_the_profile_says():
+    setting = "spark.databricks.delta.optimizeMetadataQuery.enabled"
+    assert credentials(host="h").server_side_parameters[setting] == "false"
+    thrift = credentials(method="thrift", host="h", port=10000, user="u")
+    assert thrift.server_side_parameters[setting] == "false"
+    assert setting not in credentials(method="session").server_side_parameters
+    chosen = credentials(host="h", server_side_parameters={setting: "true"})
+    assert chosen.server_side_parameters[setting] == "true"

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dbt.adapters.sparkdelta.connections import DELTA_METADATA_ONLY_QUERIES
 from dbt.adapters.sparkdelta.session import (
     SessionSettings,
     delta_coordinates,
@@ -157,6 +158,8 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
                 [*map(str, delta_jars(settings)), conf.get("spark.driver.extraClassPath", "")]
             ).rstrip(os.pathsep),
             "spark.app.name": "lakehouse-endpoint",
+            # For every client (dbt sets it itself): see DELTA_METADATA_ONLY_QUERIES.
+            DELTA_METADATA_ONLY_QUERIES: "false",
             "spark.plugins": CONNECT_PLUGIN,
             "spark.connect.grpc.binding.address": settings.bind_host,
             "spark.connect.grpc.binding.port": str(settings.connect_port),

@@ -49,6 +49,9 @@ class SparkDeltaConnectionMethod(StrEnum):
     CONNECT = "connect"
 
 
+DELTA_METADATA_ONLY_QUERIES = "spark.databricks.delta.optimizeMetadataQuery.enabled"
+
+
 @dataclass
 class SparkDeltaCredentials(SparkCredentials):
     # dbt validates the profile against this enum: a typo lists the valid methods.
@@ -96,6 +99,11 @@ class SparkDeltaCredentials(SparkCredentials):
         self.token = self.token or None
         self.password = self.password or None
         super().__post_init__()
+        if self.method != SparkConnectionMethod.SESSION:
+            # Spark's Thrift server and Spark Connect turn on the java.time API in their
+            # sessions, where Delta 4.0.1's metadata-only MIN/MAX of a date or timestamp column
+            # (e.g. an incremental filter's `max(updated_at)`) fails with a ClassCastException.
+            self.server_side_parameters.setdefault(DELTA_METADATA_ONLY_QUERIES, "false")
 
     def connect_url(self) -> str | None:
         """The Spark Connect URL with the token: of the connect method, or of Python models
@@ -400,16 +408,14 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         credentials = connection.credentials
         if credentials.method == SparkDeltaConnectionMethod.CONNECT:
             return cls._open_connect(connection)
-        if credentials.method == SparkConnectionMethod.THRIFT and credentials.socket_timeout:
-            with thrift_socket_timeout(credentials.socket_timeout):
-                try:
-                    return super().open(connection)
-                except FailedToConnectError as exc:
-                    raise FailedToConnectError(
-                        f"Could not connect to the Spark Thrift endpoint {credentials.host}:"
-                        f"{credentials.port} within socket_timeout={credentials.socket_timeout}s"
-                        f" (is it running? `lakehouse endpoint status`): {exc.msg}"
-                    ) from None
+        if credentials.method == SparkConnectionMethod.THRIFT:
+            connection = cls._open_thrift(connection)
+            # Spark's Thrift server ignores the settings PyHive sends when the session opens
+            # (dbt-spark's way): SET them in the session.
+            cursor = connection.handle.cursor()
+            for key, value in credentials.server_side_parameters.items():
+                cursor.execute(f"SET {key}={value}")
+            return connection
         if credentials.method == SparkConnectionMethod.SESSION:
             # Start (once per process) the SparkSession with Delta, the metastore and the
             # tuning; dbt-spark's session cursor then finds it with getOrCreate().
@@ -438,6 +444,21 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         return super().open(connection)
 
     @classmethod
+    def _open_thrift(cls, connection: Connection) -> Connection:
+        credentials = connection.credentials
+        if not credentials.socket_timeout:
+            return super().open(connection)
+        with thrift_socket_timeout(credentials.socket_timeout):
+            try:
+                return super().open(connection)
+            except FailedToConnectError as exc:
+                raise FailedToConnectError(
+                    f"Could not connect to the Spark Thrift endpoint {credentials.host}:"
+                    f"{credentials.port} within socket_timeout={credentials.socket_timeout}s"
+                    f" (is it running? `lakehouse endpoint status`): {exc.msg}"
+                ) from None
+
+    @classmethod
     def _open_connect(cls, connection: Connection) -> Connection:
         """A Spark Connect session of its own for this dbt connection (dbt-spark has no such
         method: its open() would refuse it)."""
@@ -445,7 +466,9 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         url = credentials.connect_url()
         shown = spark_connect.redact(url)
         try:
-            session = spark_connect.open_session(url, credentials.connect_timeout)
+            session = spark_connect.open_session(
+                url, credentials.connect_timeout, credentials.server_side_parameters
+            )
         except Exception as exc:
             raise ConnectOpenError(open_error_message(str(exc), credentials, url)) from None
         connection.handle = spark_connect.ConnectConnectionWrapper(session, shown)

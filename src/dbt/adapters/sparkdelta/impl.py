@@ -144,6 +144,18 @@ class SparkDeltaAdapter(SparkAdapter):
         relations = super().list_relations_without_caching(schema_relation)
         return [relation for relation in relations if relation.schema]
 
+    @available.parse(lambda *a, **k: [])
+    def get_column_schema_from_query(self, sql: str) -> list[Any]:
+        """The columns of a query with Spark's type names, which model contracts compare.
+
+        Over Thrift, PyHive reports only a type class per column (ARRAY_TYPE, DECIMAL_TYPE),
+        which cannot tell array<int> from array<string>: DESCRIBE QUERY asks Spark instead.
+        """
+        if self.config.credentials.method != SparkConnectionMethod.THRIFT:
+            return super().get_column_schema_from_query(sql)
+        _, cursor = self.connections.add_select_query(f"describe query {sql}")
+        return [self.Column.create(name, data_type) for name, data_type, *_ in cursor.fetchall()]
+
     def _get_columns_for_catalog(self, relation: Any) -> list[dict[str, Any]]:
         """dbt-spark's catalog columns, with the comments persist_docs wrote: dbt-spark reads
         columns from SHOW TABLE EXTENDED, which has none, so `dbt docs` showed no column

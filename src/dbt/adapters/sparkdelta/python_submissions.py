@@ -17,7 +17,7 @@ from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.connections import SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta.spark_connect import with_token
+from dbt.adapters.sparkdelta.spark_connect import open_session, with_token
 
 _CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"
 # One Spark Connect session per endpoint URL: the builder's getOrCreate() would hand back the
@@ -36,15 +36,15 @@ class _ExecPythonJobHelper(PythonJobHelper):
         raise NotImplementedError
 
     @contextmanager
-    def api_mode(self) -> Iterator[None]:
+    def api_mode(self, session: Any) -> Iterator[None]:
         yield
 
     def submit(self, compiled_code: str) -> str:
         model_id = self.parsed_model.get("unique_id", self.parsed_model.get("alias"))
         namespace = {"__name__": f"dbt_python_model.{self.parsed_model.get('alias')}"}
-        namespace["spark"] = self.session()
+        namespace["spark"] = session = self.session()
         try:
-            with self.api_mode():
+            with self.api_mode(session):
                 exec(compile(compiled_code, f"<{model_id}>", "exec"), namespace)
         except Exception as exc:
             # Keep the user's frames: the model file's line is what they need to see.
@@ -100,23 +100,29 @@ class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
                 "'spark_connect' but no endpoint is set: add `spark_connect_url: sc://host:15002` "
                 "to the profile (or the model config), or set SPARK_REMOTE."
             )
-        from pyspark.sql.connect.session import SparkSession as ConnectSession
-
         session = _connect_sessions.get(url)
         if session is None or session.is_stopped:
-            session = _connect_sessions[url] = ConnectSession.builder.remote(url).create()
+            session = _connect_sessions[url] = open_session(
+                url, self.credentials.connect_timeout, self.credentials.server_side_parameters
+            )
         return session
 
     @contextmanager
-    def api_mode(self) -> Iterator[None]:
+    def api_mode(self, session: Any) -> Iterator[None]:
         # pyspark.sql.functions builds Connect columns only when this variable is set; without
         # it, a process that also holds a classic session (the local target) would hand the
         # model classic columns that a Connect DataFrame cannot use.
         previous = os.environ.get(_CONNECT_MODE)
         os.environ[_CONNECT_MODE] = "1"
+        # pandas-on-Spark finds its session as this thread's active one; dbt runs the model in
+        # a thread of its own, where no Connect session is active yet.
+        active = type(session)._active_session
+        previous_session = getattr(active, "session", None)
+        active.session = session
         try:
             yield
         finally:
+            active.session = previous_session
             if previous is None:
                 os.environ.pop(_CONNECT_MODE, None)
             else:

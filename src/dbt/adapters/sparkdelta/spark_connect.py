@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
@@ -92,14 +93,17 @@ def bounded_retry_policy(seconds: int) -> Any:
     )
 
 
-def open_session(url: str, retry_seconds: int) -> Any:
-    """A new Spark Connect session on `url`, checked with one round trip (which also checks
-    the token): connection errors surface here, not at the first model."""
+def open_session(url: str, retry_seconds: int, settings: Mapping[str, str] | None = None) -> Any:
+    """A new Spark Connect session on `url` with the Spark `settings`, checked with a round
+    trip (which also checks the token): connection errors surface here, not at the first
+    model."""
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     session = ConnectSession.builder.remote(url).create()
     session.client.set_retry_policies([bounded_retry_policy(retry_seconds)])
     try:
+        for key, value in (settings or {}).items():
+            session.conf.set(key, value)
         session.version  # noqa: B018 (an RPC: the server answers or refuses)
     except BaseException:
         session.stop()
