@@ -106,9 +106,25 @@ def open_session(url: str, retry_seconds: int, settings: Mapping[str, str] | Non
             session.conf.set(key, value)
         session.version  # noqa: B018 (an RPC: the server answers or refuses)
     except BaseException:
-        session.stop()
+        close_session(session)
         raise
     return session
+
+
+def close_session(session: Any) -> None:
+    """Release the server-side session and close its channel; best effort, never raises.
+
+    Not `session.stop()`: that also shuts down PySpark's process-wide pool which releases the
+    results of every Connect session, so another session's next statement could fail with
+    "cannot schedule new futures after shutdown" (seen in the adapter suite).
+    """
+    client = session.client
+    try:
+        client.release_session()
+    except Exception as exc:  # the endpoint may be gone
+        logger.debug(f"Spark Connect session release failed: {exc}")
+    client._channel.close()
+    client._closed = True
 
 
 def _binding(value: Any) -> Any:
@@ -142,7 +158,7 @@ class ConnectConnectionWrapper(SparkConnectionWrapper):
 
     def close(self) -> None:
         self._df, self._rows = None, None
-        self.session.stop()  # releases the server-side session; best effort, never raises
+        close_session(self.session)
 
     def rollback(self, *args: Any, **kwargs: Any) -> None:
         logger.debug("NotImplemented: rollback")
