@@ -74,7 +74,8 @@ interop: $(INSTALLED)
 	-$(BIN)/python -m pytest python_tests/integration/test_delta_interop.py
 	$(BIN)/python -m lakehouse.reports.interop
 
-## Benchmarks at 100k, 1M and 5M order lines (LAKEHOUSE_BENCH_SCALES): docs/bench/.
+## Benchmarks at 100k, 1M and 5M order lines (LAKEHOUSE_BENCH_SCALES), scenarios 1 and 2 also at
+## 20M (LAKEHOUSE_BENCH_LARGE_SCALES): docs/bench/ (docs/benchmarks.md).
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m lakehouse.bench.run

@@ -8,6 +8,8 @@
         incremental_strategy='merge',
         unique_key='order_line_id',
         matched_condition=newer_change_condition(),
+        liquid_clustered_by=['order_line_id'],
+        optimize_after_build=var('optimize_silver_after_build', false),
         tblproperties={
             'delta.enableChangeDataFeed': 'true',
             'delta.enableRowTracking': 'true',

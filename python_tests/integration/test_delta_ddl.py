@@ -75,6 +75,51 @@ class TestFeaturesAndProperties:
         assert p.rows(f"show tables in {p.schema} like 'bad_feature'") == []
 
 
+class TestTablePropertiesFromDetail:
+    """Reconciliation reads a table's properties from DESCRIBE DETAIL alone where that gives
+    exactly SHOW TBLPROPERTIES (table features included); checked on real tables of several
+    protocols."""
+
+    TABLES = {
+        # name: (table properties, expected protocol uses reader and writer features)
+        "legacy": ("'quality' = 'bronze'", False),
+        "cdf_legacy": ("'delta.enableChangeDataFeed' = 'true'", False),
+        "writer_features": ("'delta.feature.inCommitTimestamp' = 'supported'", False),
+        "dv": ("'delta.enableDeletionVectors' = 'true', 'team' = 'sales'", True),
+        "silver_like": (
+            "'delta.enableChangeDataFeed' = 'true', 'delta.enableRowTracking' = 'true', "
+            "'delta.enableDeletionVectors' = 'true', 'delta.constraints.positive' = 'amount > 0', "
+            "'delta.feature.allowColumnDefaults' = 'supported', "
+            "'delta.feature.v2Checkpoint' = 'supported', 'sparkdelta.managed_properties' = 'x'",
+            True,
+        ),
+    }
+
+    def test_derived_properties_equal_show_tblproperties(self, scratch_project):
+        from dbt.adapters.sparkdelta.impl import properties_from_detail
+
+        p = scratch_project
+        p.rows(f"create schema if not exists `{p.schema}`")
+        derived = {}
+        for name, (properties, _) in self.TABLES.items():
+            p.rows(f"drop table if exists {p.relation(name)}")
+            p.rows(
+                f"create table {p.relation(name)} (id int, amount int) using delta "
+                f"tblproperties ({properties})"
+            )
+            p.rows(f"insert into {p.relation(name)} values (1, 10)")
+            detail = p.detail(name).asDict(recursive=True)
+            derived[name] = properties_from_detail(detail)
+            if derived[name] is not None:
+                assert derived[name] == p.tblproperties(name), name
+        # derived exactly where the protocol lists reader and writer features; never guessed
+        assert {name for name, props in derived.items() if props is not None} == {
+            name for name, (_, features) in self.TABLES.items() if features
+        }
+        assert derived["silver_like"]["delta.feature.allowColumnDefaults"] == "supported"
+        assert derived["silver_like"]["delta.constraints.positive"] == "amount > 0"
+
+
 class TestConstraints:
     def test_constraints_are_in_the_first_commit_and_enforced(self, scratch_project):
         p = scratch_project

@@ -326,6 +326,33 @@ class TestMergeTargetPruning:
         assert p.count("pruned_by_source") == 8000, "nothing was merged"
 
 
+EMPTY_SOURCE_MODEL = """{{{{ config({config}) }}}}
+select * from values (1, 'a', 10), (2, 'b', 20) as t(id, name, amount)
+{{% if is_incremental() %}}where amount > {{{{ var('above', 100) }}}}{{% endif %}}
+"""
+
+
+class TestEmptyMergeSource:
+    def test_an_empty_batch_makes_no_commit_and_a_later_batch_merges(self, scratch_project):
+        p = scratch_project
+        p.model("empty_batch", EMPTY_SOURCE_MODEL.format(config=f"unique_key='id', {CDF}"))
+        p.dbt("run", "-s", "empty_batch")
+        versions = len(p.history("empty_batch"))
+        p.dbt("run", "-s", "empty_batch")  # the incremental source is empty
+        assert len(p.history("empty_batch")) == versions, "no MERGE, no empty commit"
+        assert table_rows(p, "empty_batch") == [(1, "a", 10), (2, "b", 20)]
+        p.dbt("run", "-s", "empty_batch", "--vars", json.dumps({"above": 15}))
+        assert [r.operation for r in p.history("empty_batch")][0] == "MERGE"
+
+    def test_not_matched_by_source_still_acts_on_an_empty_batch(self, scratch_project):
+        p = scratch_project
+        config = f"unique_key='id', not_matched_by_source_action='delete', {CDF}"
+        p.model("empty_by_source", EMPTY_SOURCE_MODEL.format(config=config))
+        p.dbt("run", "-s", "empty_by_source")
+        p.dbt("run", "-s", "empty_by_source")
+        assert p.count("empty_by_source") == 0, "every target row is not matched by the source"
+
+
 class TestOtherStrategies:
     def test_append(self, scratch_project):
         p = scratch_project

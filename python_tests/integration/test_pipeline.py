@@ -34,7 +34,8 @@ def two_projects(delta_spark, tmp_path_factory):
     one_by_one, all_at_once = project("batchwise"), project("at_once")
     for batch in (0, 1, 2):
         one_by_one.load_bronze(through=batch)
-        one_by_one.dbt(*BUILD)
+        # batch by batch the silver tables are also OPTIMIZEd (clustered) after each build
+        one_by_one.dbt(*BUILD, "--vars", "{optimize_silver_after_build: true}")
     all_at_once.load_bronze(through=2)
     all_at_once.dbt(*BUILD)
     return one_by_one, all_at_once
@@ -64,3 +65,23 @@ class TestBatchEquivalence:
             "and is_deleted"
         )[0].n
         assert tombstones > 0
+
+
+SILVER_CLUSTERING = {
+    "int_orders_deduplicated": "order_id",
+    "int_order_lines_deduplicated": "order_line_id",
+}
+
+
+class TestSilverLayout:
+    @pytest.mark.parametrize("table", sorted(SILVER_CLUSTERING))
+    def test_clustered_by_their_key_and_optimized_only_when_asked(self, two_projects, table):
+        one_by_one, all_at_once = two_projects
+        for project in two_projects:
+            assert list(project.detail(table).clusteringColumns) == [SILVER_CLUSTERING[table]]
+        optimized = [
+            [r.version for r in p.history(table) if r.operation == "OPTIMIZE"]
+            for p in (one_by_one, all_at_once)
+        ]
+        assert len(optimized[0]) == 3, "optimize_silver_after_build: one OPTIMIZE per build"
+        assert optimized[1] == [], "off by default"

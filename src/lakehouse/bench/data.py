@@ -7,11 +7,19 @@ row's key (hashes of seed, tag and key), so it is deterministic, runs in the JVM
 and needs no state but a few counters. The tables, columns and change-log semantics are those
 of `lakehouse.shop.generator` (`bronze_columns`), so the real dbt models run on it.
 
-Batch 0 is the initial load; batch b >= 1 is a change batch of a `fraction` of the order lines:
-about 40% new lines (new orders of 3 lines, a tenth of them late-arriving), 40% updates and 20%
-deletes of live lines, status updates of the same fraction of the orders, new and updated
-customers, and one bad order and one bad order line for the quarantine. Updates and deletes
-hit existing keys only: a line deleted by an earlier batch is never picked again.
+Batch 0 is the initial load, its orders placed in key order over 29 days (order ids grow with
+time, as a shop's do); batch b >= 1 is a change batch of a `fraction` of the order lines: about
+40% new lines (new orders of 3 lines at the end of the key range, a tenth of them late-arriving),
+40% updates and 20% deletes of live lines, status updates of the same fraction of the orders,
+new and updated customers, and one bad order and one bad order line for the quarantine. Updates
+and deletes hit existing keys only: a line deleted by an earlier batch is never picked again.
+
+Where the updates, deletes and status updates fall is the batch's distribution:
+
+- `localised` (the headline, what a shop sees): `HOT_SHARE` of them hit the orders of the most
+  recent `HOT_ORDERS` of the key range (the newest orders, by order date as by key) and the rest,
+  a small tail, hits the whole table uniformly;
+- `uniform` (the worst case): picked uniformly from the whole table.
 """
 
 from __future__ import annotations
@@ -37,6 +45,9 @@ if TYPE_CHECKING:
 
 LINES_PER_ORDER = 3
 _PPM = 1_000_000  # sampling thresholds are in parts per million
+DISTRIBUTIONS = ("localised", "uniform")
+HOT_ORDERS = 0.03  # localised: the most recent 3% of the orders (by key, hence by order date)...
+HOT_SHARE = 0.95  # ...take 95% of the updates, deletes and status updates; 5% hit any order
 
 
 def _ts(value) -> str:
@@ -67,6 +78,13 @@ class BatchPlan:
     line_delete_ppm: int
     order_update_ppm: int
     customer_update_ppm: int
+    # localised batches: keys above these take the *_hot_ppm rates, the others the rates above
+    distribution: str = "uniform"
+    hot_first_line: int = 0
+    hot_first_order: int = 0
+    line_update_hot_ppm: int = 0
+    line_delete_hot_ppm: int = 0
+    order_update_hot_ppm: int = 0
 
     @property
     def first_new_line(self) -> int:
@@ -125,11 +143,26 @@ class BulkShop:
     def _pick(self, tag: str, key: str, salt: int, ppm: int) -> str:
         return f"(pmod({self._h(tag, key, salt)}, {_PPM}) < {ppm})"
 
+    def _pick_in(self, tag: str, key: str, plan: BatchPlan, kind: str) -> str:
+        """Whether batch `plan` picks key `key` for `kind` (line_update, line_delete or
+        order_update): at the plan's rate, or for a localised batch at its hot rate above the
+        hot keys' start."""
+        cold = getattr(plan, f"{kind}_ppm")
+        hot = getattr(plan, f"{kind}_hot_ppm")
+        first_hot = plan.hot_first_order if kind.startswith("order") else plan.hot_first_line
+        picked = self._pick(tag, key, plan.batch_id, cold)
+        if plan.distribution == "uniform" or not hot:
+            return picked
+        hot_picked = self._pick(tag, key, plan.batch_id, hot)
+        return f"(if({key} >= {first_hot}, {hot_picked}, {picked}))"
+
     def _ordered_at(self, order_id: str) -> str:
-        """ordered_at of an order, from its id: batch 0 spreads over 29 days; later orders are
-        placed when their batch lands, a tenth of them 7 to 28 days earlier (late arrivals)."""
+        """ordered_at of an order, from its id: batch 0's orders are placed in key order over 29
+        days (a few minutes of jitter); later orders are placed when their batch lands, a tenth
+        of them 7 to 28 days earlier (late arrivals)."""
         minutes = 60 * 24 * 29
-        base = f"timestampadd(MINUTE, pmod({self._h('ot', order_id)}, {minutes}), {_ts(EPOCH)})"
+        step = f"div(({order_id} - 1) * {minutes}, {self.orders})"
+        base = f"timestampadd(MINUTE, {step} + pmod({self._h('ot', order_id)}, 10), {_ts(EPOCH)})"
         cases = []
         for plan in self.plans:
             late = (
@@ -173,7 +206,7 @@ class BulkShop:
         for plan in self.plans:
             if plan.batch_id >= before:
                 break
-            deleted = self._pick("d", line_id, plan.batch_id, plan.line_delete_ppm)
+            deleted = self._pick_in("d", line_id, plan, "line_delete")
             conditions.append(f"not ({line_id} <= {plan.lines_before} and {deleted})")
         return " and ".join(conditions)
 
@@ -272,11 +305,35 @@ class BulkShop:
             "payments": _with_op(self._payments(lines, orders), "'I'"),
         }
 
-    def plan_change(self, fraction: float) -> BatchPlan:
-        """The counters of the next change batch (`fraction` of the order lines change)."""
+    def plan_change(self, fraction: float, distribution: str = "uniform") -> BatchPlan:
+        """The counters of the next change batch (`fraction` of the order lines change), its
+        updates and deletes spread by `distribution` (`localised` or `uniform`)."""
+        if distribution not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
         batch_id = len(self.plans) + 1
         changed = max(10, round(fraction * self.order_lines))
         lines = max(1, self.max_line_id)
+        orders = max(1, self.max_order_id)
+        rates = {
+            "line_update": 0.4 * changed / lines,
+            "line_delete": 0.2 * changed / lines,
+            "order_update": fraction,
+        }
+        hot = {}
+        if distribution == "localised":
+            hot_lines = max(1, round(HOT_ORDERS * lines))
+            hot_orders = max(1, round(HOT_ORDERS * orders))
+            # the same number of picks: HOT_SHARE of them in the hot keys, the rest anywhere
+            hot_rates = {kind: rate * HOT_SHARE / HOT_ORDERS for kind, rate in rates.items()}
+            hot = {
+                "hot_first_line": lines - hot_lines + 1,
+                "hot_first_order": orders - hot_orders + 1,
+                **{
+                    f"{kind}_hot_ppm": min(_PPM, max(1, round(rate * _PPM)))
+                    for kind, rate in hot_rates.items()
+                },
+            }
+            rates = {kind: rate * (1 - HOT_SHARE) for kind, rate in rates.items()}
         return BatchPlan(
             batch_id=batch_id,
             fraction=fraction,
@@ -285,15 +342,19 @@ class BulkShop:
             customers_before=self.max_customer_id,
             new_orders=max(1, round(0.4 * changed / LINES_PER_ORDER)),
             new_customers=max(1, round(fraction * self.customers / 5)),
-            line_update_ppm=max(1, round(0.4 * changed / lines * _PPM)),
-            line_delete_ppm=max(1, round(0.2 * changed / lines * _PPM)),
-            order_update_ppm=max(1, round(fraction * _PPM)),
+            line_update_ppm=max(1, round(rates["line_update"] * _PPM)),
+            line_delete_ppm=max(1, round(rates["line_delete"] * _PPM)),
+            order_update_ppm=max(1, round(rates["order_update"] * _PPM)),
             customer_update_ppm=max(1, round(fraction / 5 * _PPM)),
+            distribution=distribution,
+            **hot,
         )
 
-    def change(self, spark: SparkSession, fraction: float) -> tuple[int, dict[str, DataFrame]]:
+    def change(
+        self, spark: SparkSession, fraction: float, distribution: str = "uniform"
+    ) -> tuple[int, dict[str, DataFrame]]:
         """The next change batch: (batch id, DataFrame per bronze table)."""
-        plan = self.plan_change(fraction)
+        plan = self.plan_change(fraction, distribution)
         b = plan.batch_id
         at = _ts(loaded_at(b))
         self.plans.append(plan)  # the new key ranges are part of the column expressions
@@ -311,10 +372,10 @@ class BulkShop:
             None,
         )
         existing = spark.range(1, plan.lines_before + 1).where(self._live_line("id", b))
-        deleted = existing.where(self._pick("d", "id", b, plan.line_delete_ppm))
+        deleted = existing.where(self._pick_in("d", "id", plan, "line_delete"))
         updated = existing.where(
-            f"{self._pick('u', 'id', b, plan.line_update_ppm)} "
-            f"and not {self._pick('d', 'id', b, plan.line_delete_ppm)}"
+            f"{self._pick_in('u', 'id', plan, 'line_update')} "
+            f"and not {self._pick_in('d', 'id', plan, 'line_delete')}"
         )
         # A delete carries the row as it was; its quantity is not known without reading the
         # table, so it repeats the columns that are functions of the key (the models key on it).
@@ -332,7 +393,7 @@ class BulkShop:
         )
         order_ids = spark.range(1, plan.orders_before + 1).where(
             f"id not in ({', '.join(self._bad_orders(b))}) "
-            f"and {self._pick('o', 'id', b, plan.order_update_ppm)}"
+            f"and {self._pick_in('o', 'id', plan, 'order_update')}"
         )
         updated_orders = self._orders(
             order_ids,

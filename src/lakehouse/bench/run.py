@@ -5,6 +5,8 @@ invoked in-process (lakehouse.dbt_runner), so every dbt run and every direct `sp
 the JVM. Each scale gets its own throw-away schemas. Settings (environment):
 
 - `LAKEHOUSE_BENCH_SCALES`: order lines per scale, comma-separated (default 100000,1000000,5000000)
+- `LAKEHOUSE_BENCH_LARGE_SCALES`: scales at which only scenarios 1 and 2 (and the no-change
+  runs) are measured (default 20000000; empty for none)
 - `LAKEHOUSE_BENCH_REPEATS`: repetitions per scale (default 3); `LAKEHOUSE_BENCH_REPEATS_LARGE`
   for scales of 2 million order lines and more (default 2)
 - `LAKEHOUSE_BENCH_FILE_SIZE_MB`: the target file size of OPTIMIZE (default 4)
@@ -25,7 +27,8 @@ from pathlib import Path
 
 from dbt.adapters.sparkdelta.session import get_or_create_session, spark_conf
 from lakehouse.bench import report
-from lakehouse.bench.data import BulkShop, write_batch
+from lakehouse.bench.data import DISTRIBUTIONS, HOT_ORDERS, HOT_SHARE, BulkShop, write_batch
+from lakehouse.bench.statements import StatementCounter, statement_kind
 from lakehouse.dbt_runner import DbtRunner
 from lakehouse.settings import session_settings
 
@@ -35,6 +38,7 @@ MEMORY_SAMPLE_S = 0.5
 SEED_MODELS = ["order_statuses"]
 # The SQL models of scenario 5 (silver and gold); Python models have no SQL to run directly.
 SQL_MODELS = [
+    "stg_shop__customers",
     "stg_shop__orders",
     "stg_shop__order_lines",
     "int_shop_rows_quarantined",
@@ -42,7 +46,17 @@ SQL_MODELS = [
     "int_order_lines_deduplicated",
     "fct_orders",
 ]
-ALL_MODELS = [*SQL_MODELS, "fct_order_lines", "fct_daily_revenue"]
+ALL_MODELS = [*SQL_MODELS, "int_order_row_lineage", "fct_order_lines", "fct_daily_revenue"]
+# Scales of scenarios 1 and 2 only build what they need.
+CHANGE_MODELS = [m for m in SQL_MODELS if m != "fct_orders"] + ["fct_daily_revenue"]
+# The project's incremental models, each run alone with no upstream change (the fixed cost).
+INCREMENTAL_MODELS = [
+    "int_orders_deduplicated",
+    "int_order_lines_deduplicated",
+    "int_order_row_lineage",
+    "fct_order_lines",
+    "fct_daily_revenue",
+]
 SILVER_MERGE_MODEL = "int_order_lines_deduplicated"
 CDF_MODEL = "fct_daily_revenue"
 QUERY_TABLE, QUERY_COLUMN = "fct_order_lines", "order_id"
@@ -111,8 +125,16 @@ class Dbt:
     def target_dir(self) -> Path:
         return self.runner.target_dir
 
-    def __call__(self, *args: str):
-        result = self.runner.invoke(*args)
+    @property
+    def schema(self) -> str:
+        return self.runner.schema
+
+    @property
+    def bronze_schema(self) -> str:
+        return self.runner.bronze_schema
+
+    def __call__(self, *args: str, callbacks: list | None = None):
+        result = self.runner.invoke(*args, callbacks=callbacks)
         self.last_node_seconds = sum(
             getattr(r, "execution_time", 0.0) or 0.0 for r in (result.result or [])
         )
@@ -156,10 +178,14 @@ def _paired(measured: list[float], baseline: list[float], **extra) -> dict:
     }
 
 
-def incremental_and_cdf(spark, dbt: Dbt, shop: BulkShop, repeats: int) -> dict:
-    """Scenarios 1 and 2: per repetition a new 1% change batch, applied incrementally to the
+def incremental_and_cdf(
+    spark, dbt: Dbt, shop: BulkShop, repeats: int, distribution: str = "uniform"
+) -> dict:
+    """Scenarios 1 and 2 for one change distribution (`localised` or `uniform`, see
+    lakehouse.bench.data): per repetition a new 1% change batch, applied incrementally to the
     silver MERGE model and then to the CDF-maintained gold aggregate; then the same two models
-    rebuilt with --full-refresh on the same data."""
+    rebuilt with --full-refresh on the same data. Keys `incremental_vs_full.<distribution>`
+    and `cdf_vs_recompute.<distribution>`."""
     incremental, full, cdf, recompute, batches = [], [], [], [], []
     nodes: dict[str, list[float]] = {"incremental": [], "full": [], "cdf": [], "recompute": []}
     merge_metrics: list[dict] = []
@@ -169,7 +195,7 @@ def incremental_and_cdf(spark, dbt: Dbt, shop: BulkShop, repeats: int) -> dict:
         nodes[kind].append(dbt.last_node_seconds)
 
     for repeat in range(repeats):
-        batch_id, frames = shop.change(spark, CHANGE_FRACTION)
+        batch_id, frames = shop.change(spark, CHANGE_FRACTION, distribution)
         counts = write_batch(spark, shop_bronze(dbt), batch_id, frames)
         batches.append({"batch_id": batch_id, "rows": counts})
         dbt("run", "-s", "int_shop_rows_quarantined", "int_orders_deduplicated")
@@ -181,23 +207,55 @@ def incremental_and_cdf(spark, dbt: Dbt, shop: BulkShop, repeats: int) -> dict:
         timed("full", full, "run", "-s", SILVER_MERGE_MODEL, "--full-refresh")
         timed("recompute", recompute, "run", "-s", CDF_MODEL, "--full-refresh")
         _log(
-            f"  repeat {repeat + 1}: incremental {incremental[-1]:.1f}s / full {full[-1]:.1f}s; "
-            f"cdf {cdf[-1]:.1f}s / recompute {recompute[-1]:.1f}s"
+            f"  {distribution} repeat {repeat + 1}: incremental {incremental[-1]:.1f}s / full "
+            f"{full[-1]:.1f}s; cdf {cdf[-1]:.1f}s / recompute {recompute[-1]:.1f}s"
         )
     # Of each invocation's wall time, what dbt reports as the model's own execution (the rest
     # is dbt start-up, parsing and the run's hooks), to tell fixed from data-driven costs.
     return {
-        "incremental_vs_full": _paired(
+        f"incremental_vs_full.{distribution}": _paired(
             incremental,
             full,
             batches=batches,
             merge_metrics=merge_metrics,
             node_seconds={"measured": nodes["incremental"], "baseline": nodes["full"]},
         ),
-        "cdf_vs_recompute": _paired(
+        f"cdf_vs_recompute.{distribution}": _paired(
             cdf, recompute, node_seconds={"measured": nodes["cdf"], "baseline": nodes["recompute"]}
         ),
     }
+
+
+def no_change_runs(dbt: Dbt, models: list[str]) -> dict:
+    """Per incremental model, a `dbt run` of it alone when upstream has not changed: the Spark
+    statements it sends (lakehouse.bench.statements, by kind), the model's own time as dbt
+    reports it, and the invocation's wall time (dbt start-up and parsing included). The models
+    are brought up to date first."""
+    dbt("run", "-s", *models)
+    runs = {}
+    for model in models:
+        counter = StatementCounter()
+        with counter.counting():
+            start = time.perf_counter()
+            result = dbt("run", "-s", model, callbacks=[counter.callback])
+            wall = time.perf_counter() - start
+        node = next(r.node.unique_id for r in result.result if r.node.name == model)
+        statements = counter.of_node(node)
+        kinds: dict[str, int] = {}
+        for sql in statements:
+            kinds[statement_kind(sql)] = kinds.get(statement_kind(sql), 0) + 1
+        runs[model] = {
+            "statements": len(statements),
+            "statement_kinds": kinds,
+            "statements_outside_the_model": len(counter.outside_nodes()),
+            "node_seconds": dbt.last_node_seconds,
+            "wall_seconds": wall,
+        }
+        _log(
+            f"  {model}: {len(statements)} statements, {dbt.last_node_seconds:.2f}s in the model, "
+            f"{wall:.2f}s in all"
+        )
+    return {"no_change": runs}
 
 
 def shop_bronze(dbt: Dbt) -> str:
@@ -378,9 +436,14 @@ def machine_info(spark) -> dict:
     }
 
 
-def _scales() -> list[int]:
-    raw = os.environ.get("LAKEHOUSE_BENCH_SCALES") or "100000,1000000,5000000"
-    return [int(value.replace("_", "")) for value in raw.split(",") if value.strip()]
+def _scales(variable: str = "LAKEHOUSE_BENCH_SCALES", default: str = "100000,1000000,5000000"):
+    raw = os.environ.get(variable)
+    raw = default if raw is None else raw
+    return [int(value.strip().replace("_", "")) for value in raw.split(",") if value.strip()]
+
+
+def _large_scales() -> list[int]:
+    return _scales("LAKEHOUSE_BENCH_LARGE_SCALES", "20000000")
 
 
 def _repeats(order_lines: int) -> int:
@@ -397,7 +460,10 @@ def _step(name: str, timings: dict):
     timings[name] = time.perf_counter() - start
 
 
-def run_scale(spark, project_dir: Path, work_dir: Path, order_lines: int, sampler) -> dict:
+def run_scale(
+    spark, project_dir: Path, work_dir: Path, order_lines: int, sampler, changes_only=False
+) -> dict:
+    """Every scenario at one scale; `changes_only`: scenarios 1 and 2 and the no-change runs."""
     schema, bronze = f"bench_{order_lines}", f"bench_{order_lines}_bronze"
     for name in (schema, bronze):
         spark.sql(f"drop schema if exists `{name}` cascade")
@@ -406,25 +472,32 @@ def run_scale(spark, project_dir: Path, work_dir: Path, order_lines: int, sample
     repeats = _repeats(order_lines)
     sampler.reset()
     steps: dict[str, float] = {}
+    models = CHANGE_MODELS if changes_only else ALL_MODELS
+    no_change_models = [m for m in INCREMENTAL_MODELS if m in models]
     _log(f"{order_lines:,} order lines, {repeats} repetitions")
     with _step("generate bronze batch 0", steps):
         bronze_rows = write_batch(spark, bronze, 0, shop.initial(spark))
     with _step("initial dbt build", steps):
         dbt("seed", "-s", *SEED_MODELS)
-        dbt("run", "-s", *ALL_MODELS)
+        dbt("run", "-s", *models)
     scenarios: dict = {}
-    with _step("scenarios 1 and 2: incremental and CDF", steps):
-        scenarios.update(incremental_and_cdf(spark, dbt, shop, repeats))
-    with _step("scenario 3: deletion vectors", steps):
-        scenarios.update(deletion_vectors(spark, schema, repeats))
-    with _step("scenario 5: dbt overhead", steps):
-        scenarios.update(dbt_overhead(spark, dbt, repeats))
-    with _step("scenario 4: clustered query", steps):
-        scenarios.update(clustered_query(spark, schema))
+    for distribution in DISTRIBUTIONS:
+        with _step(f"scenarios 1 and 2: incremental and CDF, {distribution} changes", steps):
+            scenarios.update(incremental_and_cdf(spark, dbt, shop, repeats, distribution))
+    with _step("no-change runs of the incremental models", steps):
+        scenarios.update(no_change_runs(dbt, no_change_models))
+    if not changes_only:
+        with _step("scenario 3: deletion vectors", steps):
+            scenarios.update(deletion_vectors(spark, schema, repeats))
+        with _step("scenario 5: dbt overhead", steps):
+            scenarios.update(dbt_overhead(spark, dbt, repeats))
+        with _step("scenario 4: clustered query", steps):
+            scenarios.update(clustered_query(spark, schema))
     for name in (schema, bronze):
         spark.sql(f"drop schema if exists `{name}` cascade")
     return {
         "order_lines": order_lines,
+        "changes_only": changes_only,
         "repeats": repeats,
         "bronze_rows_batch_0": bronze_rows,
         "peak_rss_bytes": sampler.peak,
@@ -450,6 +523,10 @@ def main() -> int:
     try:
         for order_lines in _scales():
             scales.append(run_scale(spark, project_dir, work_dir, order_lines, sampler))
+        for order_lines in _large_scales():
+            scales.append(
+                run_scale(spark, project_dir, work_dir, order_lines, sampler, changes_only=True)
+            )
     finally:
         sampler.stop()
     results = {
@@ -458,7 +535,12 @@ def main() -> int:
         "machine": machine,
         "config": {
             "scales": _scales(),
+            "large_scales": _large_scales(),
             "change_fraction": CHANGE_FRACTION,
+            "distributions": {
+                "localised": {"hot_orders": HOT_ORDERS, "hot_share": HOT_SHARE},
+                "uniform": {},
+            },
             "update_fraction": UPDATE_FRACTION,
             "spark_master": conf["spark.master"],
             "driver_memory": conf["spark.driver.memory"],

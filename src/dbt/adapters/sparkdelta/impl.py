@@ -64,13 +64,44 @@ class SparkDeltaAdapter(SparkAdapter):
             "dbt_target": self.config.target_name,
             "git_revision": self.git_revision(),
         }
-        self.execute(f"set {USER_METADATA_CONF} = {json.dumps(metadata).replace(';', ',')}")
+        self._set_commit_metadata(json.dumps(metadata).replace(";", ","))
         return super().pre_model_hook(config)
 
     def post_model_hook(self, config: Mapping[str, Any], context: Any) -> None:
         """The tag never outlives its node (a later operation or model commits untagged)."""
         super().post_model_hook(config, context)
-        self.execute(f"reset {USER_METADATA_CONF}")
+        self._set_commit_metadata(None)
+
+    def _set_commit_metadata(self, value: str | None) -> None:
+        """Set (or, with None, unset) the commit user metadata of the session. On the embedded
+        session it is set in the session's configuration directly, as SET would, without a
+        SQL statement per model; on remote methods with SET / RESET."""
+        session = self._embedded_session()
+        if session is not None:
+            if value is None:
+                session.conf.unset(USER_METADATA_CONF)
+            else:
+                session.conf.set(USER_METADATA_CONF, value)
+            return
+        self.execute(
+            f"reset {USER_METADATA_CONF}"
+            if value is None
+            else f"set {USER_METADATA_CONF} = {value}"
+        )
+
+    def _embedded_session(self) -> Any:
+        """The in-process SparkSession dbt's SQL runs on (method `session`), else None."""
+        if self.connection_method() != "session":
+            return None
+        from dbt.adapters.sparkdelta.session import active_session
+
+        return active_session()
+
+    @available
+    def table_properties_from_detail(self, detail: Mapping[str, Any]) -> dict[str, str] | None:
+        """SHOW TBLPROPERTIES of a Delta table, derived from its DESCRIBE DETAIL (see
+        properties_from_detail); None when they cannot be derived."""
+        return properties_from_detail(detail)
 
     @available
     def execute_with_settings(self, sql: str, settings: dict[str, str]) -> AdapterResponse:
@@ -273,6 +304,38 @@ class SparkDeltaAdapter(SparkAdapter):
             # dbt's exceptions print as "Runtime Error\n  <msg>": keep the message alone.
             return {"error": short_error_message(getattr(exc, "msg", None) or str(exc))}
         return {"table": table}
+
+
+# Delta's SHOW TBLPROPERTIES: the table's configuration, the protocol versions and, for a protocol
+# with table features, one delta.feature.<name> = 'supported' per feature (Snapshot.getProperties).
+FEATURE_PREFIX = "delta.feature."
+
+
+def properties_from_detail(detail: Mapping[str, Any]) -> dict[str, str] | None:
+    """What SHOW TBLPROPERTIES returns for a Delta table, from its DESCRIBE DETAIL row (as a
+    dict): `properties`, `minReaderVersion`/`minWriterVersion` as delta.minReaderVersion and
+    delta.minWriterVersion, and `tableFeatures` as delta.feature.<name> = 'supported'.
+
+    Only for reader version 3 and writer version 7, where both reader and writer features are
+    listed explicitly: DESCRIBE DETAIL's tableFeatures are then exactly the features SHOW
+    TBLPROPERTIES lists. For older protocols tableFeatures also names features the versions
+    imply, which SHOW TBLPROPERTIES does not list: None (run SHOW TBLPROPERTIES instead)."""
+    try:
+        reader, writer = int(detail["minReaderVersion"]), int(detail["minWriterVersion"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if reader < 3 or writer < 7:
+        return None
+    properties = {
+        str(key): str(value)
+        for key, value in (detail.get("properties") or {}).items()
+        if key != "path"
+    }
+    properties["delta.minReaderVersion"] = str(reader)
+    properties["delta.minWriterVersion"] = str(writer)
+    for feature in detail.get("tableFeatures") or []:
+        properties[FEATURE_PREFIX + str(feature)] = "supported"
+    return properties
 
 
 def seed_value_text(value: Any) -> str | None:

@@ -43,9 +43,10 @@
     {%- do adapter.drop_relation(existing_relation) -%}
   {%- endif -%}
 
+  {%- set detail = none -%}
   {%- if strategy == 'cdf' -%}
     {%- if not full_build -%}
-      {%- do reconcile_delta_table(target_relation) -%}
+      {%- set detail = reconcile_delta_table(target_relation) -%}
     {%- endif -%}
     {#-- The change rows. For a Python model this is 'main': it records the submission method. --#}
     {%- call statement('main' if language == 'python' else 'create_tmp_relation', language=language) -%}
@@ -56,7 +57,7 @@
       {%- do store_raw_result('main', message='OK (no upstream change)', code='cdf', rows_affected=0) -%}
     {%- elif response is not none -%}
       {%- do store_result('main' if language == 'sql' else 'cdf_apply', response=response) -%}
-      {%- do apply_column_defaults(target_relation, created=full_build) -%}
+      {%- do apply_column_defaults(target_relation, created=full_build, detail=detail) -%}
     {%- endif -%}
     {%- do _drop_tmp_relation(tmp_relation, language) -%}
 
@@ -67,38 +68,43 @@
     {%- do apply_column_defaults(target_relation, created=true) -%}
 
   {%- else -%}
-    {%- do reconcile_delta_table(target_relation) -%}
+    {%- set detail = reconcile_delta_table(target_relation) -%}
     {%- call statement('create_tmp_relation', language=language) -%}
       {{ create_table_as(True, tmp_relation, compiled_code, language) }}
     {%- endcall -%}
-    {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
-    {%- set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
-    {%- set source_columns = adapter.get_columns_in_relation(tmp_relation) | map(attribute='name') | list -%}
-
-    {%- set settings = {} -%}
-    {%- if strategy == 'merge' and config.get('merge_with_schema_evolution') -%}
-      {#- Delta 4.0.1 parses MERGE WITH SCHEMA EVOLUTION but only evolves with this setting -#}
-      {%- do settings.update({'spark.databricks.delta.schema.autoMerge.enabled': 'true'}) -%}
-    {%- elif strategy == 'insert_overwrite' and config.get('partition_by') -%}
-      {%- do settings.update({'spark.sql.sources.partitionOverwriteMode': 'dynamic'}) -%}
-    {%- elif strategy == 'delete+insert' -%}
-      {%- do run_query(get_delete_matching_keys_sql(tmp_relation, target_relation, unique_key,
-          config.get('incremental_predicates') or config.get('predicates'))) -%}
-    {%- endif -%}
-
-    {%- if custom_strategy_macro is defined -%}
-      {%- set write_sql = custom_strategy_macro({
-          'target_relation': target_relation, 'temp_relation': tmp_relation,
-          'unique_key': unique_key, 'dest_columns': target_columns,
-          'incremental_predicates': config.get('incremental_predicates')}) -%}
+    {%- if _merge_source_is_empty(strategy, custom_strategy_macro is defined, on_schema_change, tmp_relation) -%}
+      {#-- nothing to merge, and nothing else the write could change: no MERGE, no commit --#}
+      {%- do store_raw_result('main', message='OK (no rows to merge)', code='merge', rows_affected=0) -%}
     {%- else -%}
-      {%- set write_sql = get_incremental_strategy_sql(strategy, tmp_relation, target_relation, target_columns, source_columns) -%}
+      {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
+      {%- set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
+      {%- set source_columns = adapter.get_columns_in_relation(tmp_relation) | map(attribute='name') | list -%}
+
+      {%- set settings = {} -%}
+      {%- if strategy == 'merge' and config.get('merge_with_schema_evolution') -%}
+        {#- Delta 4.0.1 parses MERGE WITH SCHEMA EVOLUTION but only evolves with this setting -#}
+        {%- do settings.update({'spark.databricks.delta.schema.autoMerge.enabled': 'true'}) -%}
+      {%- elif strategy == 'insert_overwrite' and config.get('partition_by') -%}
+        {%- do settings.update({'spark.sql.sources.partitionOverwriteMode': 'dynamic'}) -%}
+      {%- elif strategy == 'delete+insert' -%}
+        {%- do run_query(get_delete_matching_keys_sql(tmp_relation, target_relation, unique_key,
+            config.get('incremental_predicates') or config.get('predicates'))) -%}
+      {%- endif -%}
+
+      {%- if custom_strategy_macro is defined -%}
+        {%- set write_sql = custom_strategy_macro({
+            'target_relation': target_relation, 'temp_relation': tmp_relation,
+            'unique_key': unique_key, 'dest_columns': target_columns,
+            'incremental_predicates': config.get('incremental_predicates')}) -%}
+      {%- else -%}
+        {%- set write_sql = get_incremental_strategy_sql(strategy, tmp_relation, target_relation, target_columns, source_columns) -%}
+      {%- endif -%}
+      {#-- statement('main') by hand: the settings are restored even when the write fails --#}
+      {%- do write(write_sql) -%}
+      {%- do store_result('main', response=adapter.execute_with_settings(write_sql, settings)) -%}
     {%- endif -%}
-    {#-- statement('main') by hand: the settings are restored even when the write fails --#}
-    {%- do write(write_sql) -%}
-    {%- do store_result('main', response=adapter.execute_with_settings(write_sql, settings)) -%}
     {#-- after the write, so a column the write adds can get a default in the same run --#}
-    {%- do apply_column_defaults(target_relation) -%}
+    {%- do apply_column_defaults(target_relation, detail=detail) -%}
     {%- do _drop_tmp_relation(tmp_relation, language) -%}
   {%- endif -%}
 
@@ -116,4 +122,20 @@
   {%- call statement('drop_tmp_relation') -%}
     drop {{ 'view' if language == 'sql' else 'table' }} if exists {{ tmp_relation }}
   {%- endcall -%}
+{% endmacro %}
+
+
+{#-
+  True when a `merge` run can skip its MERGE: the model's rows for this run are none, and an
+  empty source changes nothing else: on_schema_change 'ignore' (no column to add or drop), no
+  schema evolution, and no not_matched_by_source action (which acts on target rows whatever
+  the source holds). One small query (LIMIT 1) instead of two DESCRIBEs and a MERGE that reads
+  the target and commits an empty version.
+-#}
+{% macro _merge_source_is_empty(strategy, custom_strategy, on_schema_change, tmp_relation) %}
+  {%- if strategy != 'merge' or custom_strategy or on_schema_change != 'ignore'
+      or config.get('merge_with_schema_evolution') or config.get('not_matched_by_source_action') -%}
+    {{ return(false) }}
+  {%- endif -%}
+  {{ return(run_query('select 1 from ' ~ tmp_relation ~ ' limit 1').rows | length == 0) }}
 {% endmacro %}

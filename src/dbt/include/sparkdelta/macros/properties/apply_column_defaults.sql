@@ -3,11 +3,16 @@
   is written. A CREATE TABLE ... AS SELECT cannot declare defaults (Spark refuses a column list in
   a CTAS), so they are set by ALTER COLUMN right after it, in their own commits; the table
   already has the allowColumnDefaults feature from its first commit. `created`: the table was
-  just (re)created, so it has no defaults yet.
+  just (re)created, so it has no defaults yet. `detail`: the table's DESCRIBE DETAIL from this
+  run, when the caller has it: a table without the allowColumnDefaults feature has no default
+  (Delta refuses one without it), so a model that declares none has nothing to read or drop.
 -#}
-{% macro apply_column_defaults(relation, created=false) %}
+{% macro apply_column_defaults(relation, created=false, detail=none) %}
   {%- set desired = get_column_defaults(model, config) -%}
   {%- if created and not desired -%}{{ return([]) }}{%- endif -%}
+  {%- if not desired and detail is not none and 'allowColumnDefaults' not in (detail.get('tableFeatures') or []) -%}
+    {{ return([]) }}
+  {%- endif -%}
   {%- set current = {} if created else _current_column_defaults(relation) -%}
   {%- set statements = get_column_defaults_sql(relation, desired, current) -%}
   {%- if statements -%}
