@@ -72,7 +72,7 @@
     {%- call statement('create_tmp_relation', language=language) -%}
       {{ create_table_as(True, tmp_relation, compiled_code, language) }}
     {%- endcall -%}
-    {%- if _merge_source_is_empty(strategy, custom_strategy_macro is defined, on_schema_change, tmp_relation) -%}
+    {%- if _merge_source_is_empty(strategy, custom_strategy_macro is defined, on_schema_change, tmp_relation, unique_key) -%}
       {#-- nothing to merge, and nothing else the write could change: no MERGE, no commit --#}
       {%- do store_raw_result('main', message='OK (no rows to merge)', code='merge', rows_affected=0) -%}
     {%- else -%}
@@ -130,12 +130,20 @@
   empty source changes nothing else: on_schema_change 'ignore' (no column to add or drop), no
   schema evolution, and no not_matched_by_source action (which acts on target rows whatever
   the source holds). One small query (LIMIT 1) instead of two DESCRIBEs and a MERGE that reads
-  the target and commits an empty version.
+  the target and commits an empty version. A unique_key that is not a column of the model is
+  left to the MERGE, which names it, as on a run with rows.
 -#}
-{% macro _merge_source_is_empty(strategy, custom_strategy, on_schema_change, tmp_relation) %}
+{% macro _merge_source_is_empty(strategy, custom_strategy, on_schema_change, tmp_relation, unique_key) %}
   {%- if strategy != 'merge' or custom_strategy or on_schema_change != 'ignore'
       or config.get('merge_with_schema_evolution') or config.get('not_matched_by_source_action') -%}
     {{ return(false) }}
   {%- endif -%}
-  {{ return(run_query('select 1 from ' ~ tmp_relation ~ ' limit 1').rows | length == 0) }}
+  {%- set probe = run_query('select * from ' ~ tmp_relation ~ ' limit 1') -%}
+  {%- if probe.rows | length > 0 -%}{{ return(false) }}{%- endif -%}
+  {%- set columns = probe.column_names | map('lower') | list -%}
+  {%- set keys = [unique_key] if unique_key is string else (unique_key or []) -%}
+  {%- for key in keys -%}
+    {%- if key | replace('`', '') | trim | lower not in columns -%}{{ return(false) }}{%- endif -%}
+  {%- endfor -%}
+  {{ return(true) }}
 {% endmacro %}
