@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
-from dbt.adapters.spark.connections import SparkCredentials
+from dbt.adapters.spark.connections import SparkConnectionMethod, SparkCredentials
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta.spark_connect import open_session, with_token
@@ -102,8 +102,12 @@ class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
             )
         session = _connect_sessions.get(url)
         if session is None or session.is_stopped:
+            # A remote method's server_side_parameters are session settings; the session
+            # method's are its own JVM's (master, driver host), which a Connect session refuses.
+            remote = self.credentials.method != SparkConnectionMethod.SESSION
+            settings = self.credentials.server_side_parameters if remote else {}
             session = _connect_sessions[url] = open_session(
-                url, self.credentials.connect_timeout, self.credentials.server_side_parameters
+                url, self.credentials.connect_timeout, settings
             )
         return session
 
