@@ -79,6 +79,19 @@ def connection_session(session: Any) -> Iterator[None]:
         _connection_session.session = previous
 
 
+def shared_connect_session(credentials: Any, url: str) -> Any:
+    """This process's Spark Connect session on `url` (opened on first use), for Python models
+    and the thrift method's seeds."""
+    session = _connect_sessions.get(url)
+    if session is None or session.is_stopped:
+        # A remote method's server_side_parameters are session settings; the session
+        # method's are its own JVM's (master, driver host), which a Connect session refuses.
+        remote = credentials.method != SparkConnectionMethod.SESSION
+        settings = credentials.server_side_parameters if remote else {}
+        session = _connect_sessions[url] = open_session(url, credentials.connect_timeout, settings)
+    return session
+
+
 class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
     """Runs the model through a Spark Connect endpoint: the `connect` method's own, or the one
     of `spark_connect_url` (for clusters reached over Thrift)."""
@@ -100,16 +113,7 @@ class SparkConnectPythonJobHelper(_ExecPythonJobHelper):
                 "'spark_connect' but no endpoint is set: add `spark_connect_url: sc://host:15002` "
                 "to the profile (or the model config), or set SPARK_REMOTE."
             )
-        session = _connect_sessions.get(url)
-        if session is None or session.is_stopped:
-            # A remote method's server_side_parameters are session settings; the session
-            # method's are its own JVM's (master, driver host), which a Connect session refuses.
-            remote = self.credentials.method != SparkConnectionMethod.SESSION
-            settings = self.credentials.server_side_parameters if remote else {}
-            session = _connect_sessions[url] = open_session(
-                url, self.credentials.connect_timeout, settings
-            )
-        return session
+        return shared_connect_session(self.credentials, url)
 
     @contextmanager
     def api_mode(self, session: Any) -> Iterator[None]:
