@@ -45,7 +45,8 @@
 
 {#-
   Seed rows. On the `session` and `connect` methods, and on `thrift` with a Spark Connect
-  endpoint beside it (`spark_connect_url`), the rows go through a SparkSession as a DataFrame of text (NULL for an empty cell) and are cast to the columns' types by one
+  endpoint beside it (`spark_connect_url`), the rows go through a SparkSession as a DataFrame
+  of text (NULL for an empty cell) and are cast to the columns' types by one
   INSERT ... SELECT: no value is ever written into SQL text, so quotes, backslashes, unicode and
   empty cells load exactly (dbt-spark formats each value into the statement as '<value>', so an
   empty cell became the text 'None' and O'Brien a syntax error). Other methods keep dbt-spark's
