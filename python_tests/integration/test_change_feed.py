@@ -204,6 +204,13 @@ class TestChangeDrivenModels:
         models = upstream.project.model_results(result)
         assert [r.status for r in models] == ["success"] * len(CONSUMERS)
         assert versions(upstream.project) == before
+        # skipped before the model ran (its upstreams' newest commits are the watermark's):
+        # no change rows were built, the Python models sent no job
+        responses = {r.node.name: r.adapter_response for r in models}
+        assert responses == {
+            name: {"_message": "OK (no upstream change)", "code": "cdf", "rows_affected": 0}
+            for name in CONSUMERS
+        }
 
     def test_crash_before_the_commit_then_rerun_ends_like_an_uninterrupted_run(self, upstream):
         project = upstream.project

@@ -11,11 +11,13 @@ from dbt.adapters.sparkdelta.change_feed import (
     WATERMARK_KEY,
     ChangeFeedError,
     Commit,
+    Histories,
     check_not_restored,
     parse_watermark,
     plan_read,
     processed_watermark,
     read_plan,
+    upstreams_unchanged,
     watermark_metadata,
 )
 
@@ -23,6 +25,19 @@ from dbt.adapters.sparkdelta.change_feed import (
 def commits(*rows) -> list[Commit]:
     """(version, userMetadata[, operation[, parameters]]) -> history."""
     return [Commit(*row) for row in rows]
+
+
+class RecordedHistories(Histories):
+    """Histories of fixed tables (newest first), recording each DESCRIBE HISTORY it would send."""
+
+    def __init__(self, histories: dict[str, list[Commit]]) -> None:
+        self.reads: list[tuple[str, int | None]] = []
+
+        def read(table: str, limit: int | None) -> list[Commit]:
+            self.reads.append((table, limit))
+            return histories[table][:limit]
+
+        super().__init__(read)
 
 
 def test_watermark_is_read_from_the_newest_commit_that_has_one():
@@ -96,12 +111,48 @@ def test_read_plan_of_a_sql_model_starts_after_the_target_watermark():
         "`s`.`up`": commits((7, None), (6, None), (5, None)),
         "`s`.`me`": commits((2, watermark_metadata({"s.up": 5})), (1, None)),
     }
-    plan = read_plan(histories.__getitem__, "me", "`s`.`up`", "`s`.`me`", None)
+    plan = read_plan(RecordedHistories(histories), "me", "`s`.`up`", "`s`.`me`", None)
     assert plan == {"table": "s.up", "kind": "changes", "start": 6, "end": 7}
-    first = read_plan(histories.__getitem__, "me", "`s`.`up`", None, "error")
+    first = read_plan(RecordedHistories(histories), "me", "`s`.`up`", None, "error")
     assert first == {"table": "s.up", "kind": "snapshot", "start": None, "end": 7}
+
+
+def test_whole_histories_are_read_only_when_the_newest_commit_does_not_decide():
+    up = commits((7, None), (6, None), (5, None))
+    watermarked = commits((2, watermark_metadata({"s.up": 7})), (1, None))
+    # nothing new: the newest commit of each table is all that is read
+    recorded = RecordedHistories({"`s`.`up`": up, "`s`.`me`": watermarked})
+    plan = read_plan(recorded, "me", "`s`.`up`", "`s`.`me`", None)
+    assert plan["kind"] == "nothing"
+    assert recorded.reads == [("`s`.`up`", 1), ("`s`.`me`", 1)]
+    # the target's newest commit has no watermark (an OPTIMIZE since): its whole history
+    optimized = commits((3, None, "OPTIMIZE"), *[(c.version, c.user_metadata) for c in watermarked])
+    recorded = RecordedHistories({"`s`.`up`": up, "`s`.`me`": optimized})
+    assert recorded.watermark("me", "`s`.`me`") == {"s.up": 7}
+    assert recorded.reads == [("`s`.`me`", 1), ("`s`.`me`", None)]
+    # changes to read: the upstream's whole history, for the oldest version it still has
+    behind = commits((2, watermark_metadata({"s.up": 5})))
+    recorded = RecordedHistories({"`s`.`up`": up, "`s`.`me`": behind})
+    assert read_plan(recorded, "me", "`s`.`up`", "`s`.`me`", None)["start"] == 6
+    assert ("`s`.`up`", None) in recorded.reads
+
+
+def test_upstreams_are_unchanged_only_when_every_one_is_watermarked_and_current():
+    tables = {
+        "`s`.`a`": commits((4, None)),
+        "`s`.`b`": commits((9, None)),
+    }
+    current = {"s.a": 4, "s.b": 9}
+    assert upstreams_unchanged(RecordedHistories(tables), current, ["`s`.`a`", "`s`.`b`"])
+    # a declared upstream the change feed never read, or none declared: run the model
+    assert not upstreams_unchanged(RecordedHistories(tables), {"s.a": 4}, ["`s`.`a`", "`s`.`b`"])
+    assert not upstreams_unchanged(RecordedHistories(tables), current, [])
+    # no watermark (first run, or a table written otherwise): run the model
+    assert not upstreams_unchanged(RecordedHistories(tables), None, ["`s`.`a`"])
+    # a commit after the processed version of any table of the watermark, declared or not
+    assert not upstreams_unchanged(RecordedHistories(tables), {"s.a": 4, "s.b": 8}, ["`s`.`a`"])
 
 
 def test_unknown_on_gap_is_refused_with_the_model_named():
     with pytest.raises(ChangeFeedError, match="Model me: cdf_on_gap='sometimes'"):
-        read_plan(lambda table: commits((0, None)), "me", "`s`.`up`", None, "sometimes")
+        read_plan(RecordedHistories({}), "me", "`s`.`up`", None, "sometimes")

@@ -201,24 +201,84 @@ def plan_read(
     return "nothing" if processed >= end else "changes"
 
 
-History = Callable[[str], list[Commit]]
+def describe_history_sql(table: str, limit: int | None = None) -> str:
+    return f"describe history {table}" + (f" limit {limit}" if limit else "")
+
+
+class Histories:
+    """DESCRIBE HISTORY of tables for one decision, each read at most once: the newest commit
+    alone (`LIMIT 1`: Delta reads one commit file) until the whole history is needed (every
+    commit file in the log's retention, which grows with each run of a model).
+    `read(table, limit)` returns commits newest first."""
+
+    def __init__(self, read: Callable[[str, int | None], list[Commit]]) -> None:
+        self._read = read
+        self._newest: dict[str, Commit] = {}
+        self._all: dict[str, list[Commit]] = {}
+
+    def newest(self, table: str) -> Commit:
+        if table in self._all:
+            return self._all[table][0]
+        if table not in self._newest:
+            self._newest[table] = self._read(table, 1)[0]
+        return self._newest[table]
+
+    def all(self, table: str) -> list[Commit]:
+        if table not in self._all:
+            self._all[table] = sorted(self._read(table, None), key=lambda c: -c.version)
+        return self._all[table]
+
+    def watermark(self, model: str, table: str) -> dict[str, int] | None:
+        """processed_watermark of `table`, from its newest commit alone when that commit
+        carries the watermark (the usual case: the model's own last write)."""
+        watermark = parse_watermark(self.newest(table).user_metadata)
+        if watermark is not None:
+            return watermark
+        return processed_watermark(model, self.all(table))
+
+
+def upstreams_unchanged(
+    histories: Histories, watermark: dict[str, int] | None, upstreams: Iterable[str]
+) -> bool:
+    """True when a run of a `cdf` model would read nothing new: its target has a watermark,
+    every upstream it declares is in it, and no table of the watermark has a commit after the
+    version processed. A model that reads a table it neither declares (ref, source) nor reads
+    through the change feed is outside what this can see."""
+    if not watermark:
+        return False
+    declared = [table_key(upstream) for upstream in upstreams]
+    if not declared or any(key not in watermark for key in declared):
+        return False
+    return all(
+        histories.newest(_quoted(key)).version <= version for key, version in watermark.items()
+    )
+
+
+def _quoted(key: str) -> str:
+    """schema.table (a watermark key) -> `schema`.`table`."""
+    return ".".join(f"`{part}`" for part in key.split(".", 1))
 
 
 def read_plan(
-    history: History, model: str, upstream: str, target: str | None, on_gap: str | None
+    histories: Histories, model: str, upstream: str, target: str | None, on_gap: str | None
 ) -> dict[str, Any]:
     """The read of one upstream for one run of a SQL model (see `cdf_changes`):
-    {"table", "kind" (snapshot/nothing/changes), "start", "end"}. `history(table)` returns
-    every commit of a table; `target` is None on a full build."""
+    {"table", "kind" (snapshot/nothing/changes), "start", "end"}; `target` is None on a full
+    build. The upstream's whole history is read only when there are changes to read (for the
+    oldest version it still has)."""
     on_gap = check_on_gap(model, on_gap)
     key = table_key(upstream)
-    versions = [commit.version for commit in history(upstream)]
-    end = max(versions)
-    watermark = processed_watermark(model, history(target)) if target else None
+    end = histories.newest(upstream).version
+    watermark = histories.watermark(model, target) if target else None
     processed = (watermark or {}).get(key)
-    kind = plan_read(model, key, processed, min(versions), end, on_gap)
+    earliest = end if processed is None or processed >= end else _earliest(histories, upstream)
+    kind = plan_read(model, key, processed, earliest, end, on_gap)
     start = processed + 1 if kind == "changes" else None
     return {"table": key, "kind": kind, "start": start, "end": end}
+
+
+def _earliest(histories: Histories, table: str) -> int:
+    return min(commit.version for commit in histories.all(table))
 
 
 @dataclass
@@ -241,19 +301,19 @@ class ChangeFeed:
 
     def __post_init__(self) -> None:
         self.on_gap = check_on_gap(self.model, self.on_gap)
-        target_history = self._history(self.target) if self.target else []
-        watermark = processed_watermark(self.model, target_history)
+        self.histories = Histories(self._read_history)
+        watermark = self.histories.watermark(self.model, self.target) if self.target else None
         self.is_snapshot = watermark is None
         self.processed = watermark or {}
 
-    def _history(self, table: str) -> list[Commit]:
-        rows = self.session.sql(f"describe history {table}").collect()
+    def _read_history(self, table: str, limit: int | None) -> list[Commit]:
+        rows = self.session.sql(describe_history_sql(table, limit)).collect()
         return [Commit.from_row(row.asDict()) for row in rows]
 
     def end_version(self, table: str) -> int:
         key = table_key(table)
         if key not in self.pinned:
-            self.pinned[key] = max(commit.version for commit in self._history(table))
+            self.pinned[key] = self.histories.newest(table).version
         return self.pinned[key]
 
     def current(self, table: str) -> DataFrame:
@@ -278,8 +338,8 @@ class ChangeFeed:
 
         key = table_key(table)
         end = self.end_version(table)
-        earliest = min(commit.version for commit in self._history(table))
         start = None if self.is_snapshot else self.processed.get(key)
+        earliest = end if start is None or start >= end else _earliest(self.histories, table)
         read = plan_read(self.model, key, start, earliest, end, self.on_gap)
         if read == SNAPSHOT:
             self.is_snapshot = True
@@ -312,7 +372,8 @@ class ChangeFeed:
         processed = None if self.is_snapshot else self.processed.get(table_key(table))
         if processed is None or not changed_only:
             return rows
-        check_not_restored(self.model, table_key(table), processed, self._history(table))
+        if processed < self.end_version(table):
+            check_not_restored(self.model, table_key(table), processed, self.histories.all(table))
         return rows.where(F.col("row_commit_version") > F.lit(processed))
 
     def watermark(self) -> dict[str, int]:

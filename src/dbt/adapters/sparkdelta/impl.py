@@ -140,9 +140,20 @@ class SparkDeltaAdapter(SparkAdapter):
         """The upstream versions the data of a `cdf` model's table reflects (None when no
         commit carries a watermark); see change_feed.processed_watermark."""
         try:
-            return change_feed.processed_watermark(model, self._history(str(relation)))
+            return self._histories().watermark(model, str(relation))
         except change_feed.ChangeFeedError as exc:
             raise DbtRuntimeError(str(exc)) from None
+
+    @available
+    def cdf_upstreams_unchanged(self, model: str, relation: Any, upstreams: list[str]) -> bool:
+        """True when no upstream of a `cdf` model has a commit after its table's watermark
+        (see change_feed.upstreams_unchanged): the run can skip the model."""
+        histories = self._histories()
+        try:
+            watermark = histories.watermark(model, str(relation))
+        except change_feed.ChangeFeedError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+        return change_feed.upstreams_unchanged(histories, watermark, upstreams)
 
     @available
     def cdf_watermark_metadata(self, watermark: dict[str, int]) -> str:
@@ -155,14 +166,21 @@ class SparkDeltaAdapter(SparkAdapter):
         """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
         try:
             return change_feed.read_plan(
-                self._history, model, str(upstream), str(target) if target else None, on_gap
+                self._histories(), model, str(upstream), str(target) if target else None, on_gap
             )
         except change_feed.ChangeFeedError as exc:
             raise DbtRuntimeError(str(exc)) from None
 
-    def _history(self, table: str) -> list[change_feed.Commit]:
-        _, history = self.execute(f"describe history {table}", fetch=True)
-        return [change_feed.Commit.from_row(dict(row.items())) for row in history.rows]
+    def _histories(self) -> change_feed.Histories:
+        """DESCRIBE HISTORY for one decision (not cached longer: a model run earlier in the same
+        invocation may have committed to the tables since)."""
+
+        def read(table: str, limit: int | None) -> list[change_feed.Commit]:
+            sql = change_feed.describe_history_sql(table, limit)
+            _, history = self.execute(sql, fetch=True)
+            return [change_feed.Commit.from_row(dict(row.items())) for row in history.rows]
+
+        return change_feed.Histories(read)
 
     def _session_setting(self, key: str) -> str | None:
         _, table = self.execute(f"set {key}", fetch=True)

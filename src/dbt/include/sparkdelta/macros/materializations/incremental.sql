@@ -10,7 +10,8 @@
     replace_where, delete+insert, microbatch, cdf, or a custom `get_incremental_<name>_sql`;
   - `cdf`: the model returns change rows (cdf_changes, ChangeFeed); they are applied with the
     watermark in the same commit, on the first run and on a full refresh too
-    (apply_cdf_changes).
+    (apply_cdf_changes); a run when no upstream has changed skips the model
+    (cdf_upstreams_unchanged).
 -#}
 {% materialization incremental, adapter='sparkdelta', supported_languages=['sql', 'python'] -%}
   {%- set language = model['language'] -%}
@@ -44,7 +45,11 @@
   {%- endif -%}
 
   {%- set detail = none -%}
-  {%- if strategy == 'cdf' -%}
+  {%- if strategy == 'cdf' and not full_build and cdf_upstreams_unchanged(target_relation) -%}
+    {%- do reconcile_delta_table(target_relation) -%}
+    {%- do store_raw_result('main', message='OK (no upstream change)', code='cdf', rows_affected=0) -%}
+
+  {%- elif strategy == 'cdf' -%}
     {%- if not full_build -%}
       {%- set detail = reconcile_delta_table(target_relation) -%}
     {%- endif -%}
