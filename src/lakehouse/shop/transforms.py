@@ -155,7 +155,7 @@ def daily_revenue_changes(
         )
     )
     # Computed once: the touched dates are read from it, and the run's change rows built on it
-    # (unchecked, both would scan the touched orders' rows at two versions).
+    # (otherwise both would scan the touched orders' rows at two versions).
     delta = delta.localCheckpoint()
     dates = [row.order_date for row in delta.select("order_date").distinct().collect()]
     existing = feed.session.table(feed.target).where(F.col("order_date").isin(dates))
