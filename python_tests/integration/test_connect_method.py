@@ -147,6 +147,13 @@ class TestPipelineOnConnect:
             result = project.dbt(
                 "build", "-s", "+fct_customer_revenue", "+fct_daily_revenue", "+dim_customers"
             )
+            # again with no upstream change: the change-driven model skips itself over Connect
+            [rerun] = project.model_results(project.dbt("run", "-s", "fct_daily_revenue"))
+        assert rerun.adapter_response == {
+            "_message": "OK (no upstream change)",
+            "code": "cdf",
+            "rows_affected": 0,
+        }
         models = {r.node.name: r for r in project.model_results(result)}
         assert models["fct_customer_revenue"].adapter_response.get("code") == "spark_connect"
         assert models["fct_daily_revenue"].adapter_response.get("code") == "spark_connect"
