@@ -271,13 +271,17 @@ def read_plan(
     end = histories.newest(upstream).version
     watermark = histories.watermark(model, target) if target else None
     processed = (watermark or {}).get(key)
-    earliest = end if processed is None or processed >= end else _earliest(histories, upstream)
+    earliest = earliest_to_check(histories, upstream, processed, end)
     kind = plan_read(model, key, processed, earliest, end, on_gap)
     start = processed + 1 if kind == "changes" else None
     return {"table": key, "kind": kind, "start": start, "end": end}
 
 
-def _earliest(histories: Histories, table: str) -> int:
+def earliest_to_check(histories: Histories, table: str, processed: int | None, end: int) -> int:
+    """The oldest version `table` still has, for plan_read's gap check: read from its whole
+    history only when there are changes after `processed` to read (else `end` serves)."""
+    if processed is None or processed >= end:
+        return end
     return min(commit.version for commit in histories.all(table))
 
 
@@ -339,7 +343,7 @@ class ChangeFeed:
         key = table_key(table)
         end = self.end_version(table)
         start = None if self.is_snapshot else self.processed.get(key)
-        earliest = end if start is None or start >= end else _earliest(self.histories, table)
+        earliest = earliest_to_check(self.histories, table, start, end)
         read = plan_read(self.model, key, start, earliest, end, self.on_gap)
         if read == SNAPSHOT:
             self.is_snapshot = True

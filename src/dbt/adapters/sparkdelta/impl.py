@@ -10,7 +10,8 @@ import json
 import re
 import subprocess
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -48,6 +49,15 @@ def project_git_revision(project_root: str) -> str | None:
     except OSError:  # no git on this machine
         return None
     return result.stdout.strip() if result.returncode == 0 else None
+
+
+@contextmanager
+def _change_feed_errors() -> Iterator[None]:
+    """A change-feed protocol error (it names the model and what to run) as dbt's error."""
+    try:
+        yield
+    except change_feed.ChangeFeedError as exc:
+        raise DbtRuntimeError(str(exc)) from None
 
 
 class SparkDeltaAdapter(SparkAdapter):
@@ -139,20 +149,16 @@ class SparkDeltaAdapter(SparkAdapter):
     def cdf_watermark(self, model: str, relation: Any) -> dict[str, int] | None:
         """The upstream versions the data of a `cdf` model's table reflects (None when no
         commit carries a watermark); see change_feed.processed_watermark."""
-        try:
+        with _change_feed_errors():
             return self._histories().watermark(model, str(relation))
-        except change_feed.ChangeFeedError as exc:
-            raise DbtRuntimeError(str(exc)) from None
 
     @available
     def cdf_upstreams_unchanged(self, model: str, relation: Any, upstreams: list[str]) -> bool:
         """True when no upstream of a `cdf` model has a commit after its table's watermark
         (see change_feed.upstreams_unchanged): the run can skip the model."""
         histories = self._histories()
-        try:
+        with _change_feed_errors():
             watermark = histories.watermark(model, str(relation))
-        except change_feed.ChangeFeedError as exc:
-            raise DbtRuntimeError(str(exc)) from None
         return change_feed.upstreams_unchanged(histories, watermark, upstreams)
 
     @available
@@ -164,12 +170,10 @@ class SparkDeltaAdapter(SparkAdapter):
         self, model: str, upstream: Any, target: Any | None, on_gap: str | None
     ) -> dict[str, Any]:
         """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
-        try:
+        with _change_feed_errors():
             return change_feed.read_plan(
                 self._histories(), model, str(upstream), str(target) if target else None, on_gap
             )
-        except change_feed.ChangeFeedError as exc:
-            raise DbtRuntimeError(str(exc)) from None
 
     def _histories(self) -> change_feed.Histories:
         """DESCRIBE HISTORY for one decision (not cached longer: a model run earlier in the same
