@@ -285,6 +285,31 @@ def earliest_to_check(histories: Histories, table: str, processed: int | None, e
     return min(commit.version for commit in histories.all(table))
 
 
+def state_before(rows: DataFrame, changes: DataFrame, key: str) -> DataFrame:
+    """`rows` of an upstream (as of the pinned end version, any subset that holds every current
+    row of the keys `changes` touch) as they were at the processed version, without reading
+    the upstream at that version: each key with a change row is replaced by its state before
+    its first change in `changes` (the pre-image or delete row of its oldest commit), or
+    dropped when that change inserted it. `key` must be unique in the upstream; NULL is a key
+    like any other. Wrong on a snapshot run (it has no change rows)."""
+    from pyspark.sql import functions as F
+
+    first = changes.groupBy(F.col(key).alias("_first_key")).agg(
+        F.min(COMMIT_VERSION).alias("_first_version")
+    )
+    same_key = F.col(key).eqNullSafe(F.col("_first_key"))
+    before = (
+        changes.join(first, same_key)
+        .where(
+            (F.col(COMMIT_VERSION) == F.col("_first_version"))
+            & F.col(CHANGE_TYPE).isin("update_preimage", "delete")
+        )
+        .select(*rows.columns)
+    )
+    unchanged = rows.join(first, same_key, "left_anti")
+    return unchanged.unionByName(before)
+
+
 @dataclass
 class ChangeFeed:
     """Reads upstream changes for one run of a change-driven Python model.
@@ -323,17 +348,6 @@ class ChangeFeed:
     def current(self, table: str) -> DataFrame:
         """The upstream as of its pinned end version."""
         return self.session.sql(f"select * from {table} version as of {self.end_version(table)}")
-
-    def previous(self, table: str) -> DataFrame:
-        """The upstream as of the version this model last processed: the state its target
-        reflects, to subtract old contributions from (not available on a snapshot run)."""
-        key = table_key(table)
-        if self.is_snapshot or key not in self.processed:
-            raise ChangeFeedError(
-                f"Model {self.model}: no processed version of {key} to read the previous state "
-                "of (a snapshot run has none); read `current` instead."
-            )
-        return self.session.sql(f"select * from {table} version as of {self.processed[key]}")
 
     def changes(self, table: str) -> DataFrame:
         """CDF rows after the processed version up to the pinned end (empty when none), or the
