@@ -10,6 +10,7 @@ from dbt.adapters.sparkdelta.change_feed import (
     COMMIT_VERSION,
     SNAPSHOT,
     ChangeFeed,
+    state_before,
 )
 
 
@@ -94,27 +95,36 @@ def daily_revenue(lines: DataFrame, orders: DataFrame) -> DataFrame:
     """Revenue per order date over the live lines of live, non-cancelled orders."""
     live_orders = orders.where(~F.col("is_deleted") & (F.col("status") != "cancelled"))
     live_lines = lines.where(~F.col("is_deleted"))
-    return (
+    # Per order first (an order has one date), then per date: no distinct count to expand.
+    per_order = (
         live_lines.join(live_orders.select("order_id", "ordered_at"), on="order_id")
-        .groupBy(F.to_date("ordered_at").alias("order_date"))
+        .groupBy("order_id", F.to_date("ordered_at").alias("order_date"))
         .agg(
-            F.count_distinct("order_id").cast("bigint").alias("order_count"),
-            F.count("order_line_id").cast("bigint").alias("line_count"),
-            F.sum("line_amount").cast("decimal(18,2)").alias("revenue"),
+            F.count("order_line_id").alias("line_count"),
+            F.sum("line_amount").alias("revenue"),
         )
+    )
+    return per_order.groupBy("order_date").agg(
+        F.count("order_id").cast("bigint").alias("order_count"),
+        F.sum("line_count").cast("bigint").alias("line_count"),
+        F.sum("revenue").cast("decimal(18,2)").alias("revenue"),
     )
 
 
+# The columns daily_revenue reads: lookups read no other (Parquet reads only these).
+LINE_COLUMNS = ("order_line_id", "order_id", "line_amount", "is_deleted")
+ORDER_COLUMNS = ("order_id", "ordered_at", "status", "is_deleted")
+
 # Up to this many changed orders, lookups use a literal list of order ids (Delta's data
-# skipping prunes files by their order_id range); above it, a semi-join.
+# skipping prunes files by their order_id range); above it, a broadcast semi-join.
 LITERAL_KEYS_MAX = 5000
 
 
-def _for_orders(rows: DataFrame, order_ids: list[int]) -> DataFrame:
-    if len(order_ids) <= LITERAL_KEYS_MAX:
-        return rows.where(F.col("order_id").isin(order_ids))
-    keys = rows.sparkSession.createDataFrame([(k,) for k in order_ids], "order_id bigint")
-    return rows.join(F.broadcast(keys), on="order_id", how="left_semi")
+def _for_orders(rows: DataFrame, order_ids: DataFrame) -> DataFrame:
+    """`rows` of the orders in `order_ids` (one `order_id` column, distinct, computed)."""
+    if order_ids.count() <= LITERAL_KEYS_MAX:
+        return rows.where(F.col("order_id").isin([row.order_id for row in order_ids.collect()]))
+    return rows.join(F.broadcast(order_ids), on="order_id", how="left_semi")
 
 
 def _contributions(lines: DataFrame, orders: DataFrame, sign: int) -> DataFrame:
@@ -136,26 +146,33 @@ def daily_revenue_changes(
 ) -> DataFrame:
     """Change rows for the daily revenue, in proportion to the change: for the orders the
     feeds touch (either table, any change row), their contribution in the state the target
-    last saw (each upstream as of its processed version) is subtracted and their contribution
-    now is added, per order date, to the target's current rows of those dates. Only rows of the
-    touched orders and dates are read: a literal key list lets Delta skip the other files."""
-    changed = line_changes.select("order_id").union(order_changes.select("order_id"))
-    order_ids = sorted(
-        row.order_id for row in changed.where(F.col("order_id").isNotNull()).distinct().collect()
+    last saw is subtracted and their contribution now is added, per order date, to the
+    target's current rows of those dates. Each silver table is read once, for the touched
+    orders' rows only (a literal key list lets Delta skip the other files); their state as of
+    the versions last processed is those rows with the changed ones put back as the change
+    feed's pre-images show them (no second read at the old version)."""
+    meta = (CHANGE_TYPE, COMMIT_VERSION)
+    line_changes = line_changes.select(*LINE_COLUMNS, *meta).localCheckpoint()
+    order_changes = order_changes.select(*ORDER_COLUMNS, *meta).localCheckpoint()
+    order_ids = (
+        line_changes.select("order_id")
+        .union(order_changes.select("order_id"))
+        .where(F.col("order_id").isNotNull())
+        .distinct()
+        .localCheckpoint()
     )
-    delta = _contributions(
-        _for_orders(feed.current(lines_table), order_ids),
-        _for_orders(feed.current(orders_table), order_ids),
-        1,
-    ).unionByName(
+    # Every change row's order is touched, so these rows hold every current row of a changed key.
+    lines = _for_orders(feed.current(lines_table).select(*LINE_COLUMNS), order_ids)
+    orders = _for_orders(feed.current(orders_table).select(*ORDER_COLUMNS), order_ids)
+    lines, orders = lines.localCheckpoint(), orders.localCheckpoint()
+    delta = _contributions(lines, orders, 1).unionByName(
         _contributions(
-            _for_orders(feed.previous(lines_table), order_ids),
-            _for_orders(feed.previous(orders_table), order_ids),
+            state_before(lines, line_changes, "order_line_id"),
+            state_before(orders, order_changes, "order_id"),
             -1,
         )
     )
-    # Computed once: the touched dates are read from it, and the run's change rows built on it
-    # (otherwise both would scan the touched orders' rows at two versions).
+    # Computed once: the touched dates are read from it, and the run's change rows built on it.
     delta = delta.localCheckpoint()
     dates = [row.order_date for row in delta.select("order_date").distinct().collect()]
     existing = feed.session.table(feed.target).where(F.col("order_date").isin(dates))
