@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -120,11 +122,13 @@ ORDER_COLUMNS = ("order_id", "ordered_at", "status", "is_deleted")
 LITERAL_KEYS_MAX = 5000
 
 
-def _for_orders(rows: DataFrame, order_ids: DataFrame) -> DataFrame:
-    """`rows` of the orders in `order_ids` (one `order_id` column, distinct, computed)."""
-    if order_ids.count() <= LITERAL_KEYS_MAX:
-        return rows.where(F.col("order_id").isin([row.order_id for row in order_ids.collect()]))
-    return rows.join(F.broadcast(order_ids), on="order_id", how="left_semi")
+def _restrict_to(order_ids: DataFrame) -> Callable[[DataFrame], DataFrame]:
+    """A filter of rows to the orders in `order_ids` (one distinct `order_id` column, computed):
+    a literal list when it is short, else a broadcast semi-join."""
+    few = [row.order_id for row in order_ids.limit(LITERAL_KEYS_MAX + 1).collect()]
+    if len(few) <= LITERAL_KEYS_MAX:
+        return lambda rows: rows.where(F.col("order_id").isin(few))
+    return lambda rows: rows.join(F.broadcast(order_ids), on="order_id", how="left_semi")
 
 
 def _contributions(lines: DataFrame, orders: DataFrame, sign: int) -> DataFrame:
@@ -162,8 +166,9 @@ def daily_revenue_changes(
         .localCheckpoint()
     )
     # Every change row's order is touched, so these rows hold every current row of a changed key.
-    lines = _for_orders(feed.current(lines_table).select(*LINE_COLUMNS), order_ids)
-    orders = _for_orders(feed.current(orders_table).select(*ORDER_COLUMNS), order_ids)
+    touched = _restrict_to(order_ids)
+    lines = touched(feed.current(lines_table).select(*LINE_COLUMNS))
+    orders = touched(feed.current(orders_table).select(*ORDER_COLUMNS))
     lines, orders = lines.localCheckpoint(), orders.localCheckpoint()
     delta = _contributions(lines, orders, 1).unionByName(
         _contributions(
