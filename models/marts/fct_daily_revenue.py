@@ -1,9 +1,10 @@
 """Revenue per order date, maintained from the change data feed of the silver tables.
 
 Each run reads only the order and order line changes committed since the last run, and for
-the orders they touch subtracts their old contribution (the silver tables as of the versions
-last processed) and adds their new one, per date, reading only those orders' rows; the `cdf`
-strategy merges the new totals with the watermark in one commit.
+the orders they touch subtracts their old contribution (their rows as of the versions last
+processed, rebuilt from the change feed's pre-images) and adds their new one, per date,
+reading only those orders' rows; the `cdf` strategy merges the new totals with the watermark
+in one commit.
 Logic in lakehouse.shop.transforms; the change feed is the adapter's ChangeFeed.
 """
 

@@ -40,9 +40,10 @@
   {%- endfor -%}
   {%- set data_columns = columns | reject('in', meta_columns) | list -%}
 
+  {#-- One query: how many change rows, whether any is a snapshot, and the watermarks read. --#}
   {%- set summary = run_query(
-      "select count(*) as change_rows, count_if(_change_type = 'snapshot') as snapshot_rows from "
-      ~ tmp_relation).rows[0] -%}
+      "select count(*) as change_rows, count_if(_change_type = 'snapshot') as snapshot_rows, "
+      ~ "to_json(collect_set(_cdf_watermark)) as watermarks from " ~ tmp_relation).rows[0] -%}
   {%- set stored = none if full_build else adapter.cdf_watermark(model.name, target_relation) -%}
   {%- set is_snapshot = stored is none or summary['snapshot_rows'] > 0 -%}
   {%- if summary['change_rows'] == 0 and not full_build and not is_snapshot -%}
@@ -53,8 +54,8 @@
   {#-- The new watermark: the stored one, advanced to the versions the change rows were read at. --#}
   {%- set watermark = {} -%}
   {%- do watermark.update(stored or {}) -%}
-  {%- for row in run_query('select distinct _cdf_watermark from ' ~ tmp_relation).rows -%}
-    {%- for table, version in (fromjson(row[0] or '{}') or {}).items() -%}
+  {%- for read in fromjson(summary['watermarks'] or '[]') -%}
+    {%- for table, version in (fromjson(read or '{}') or {}).items() -%}
       {%- do watermark.update({table: [version, watermark.get(table, -1)] | max}) -%}
     {%- endfor -%}
   {%- endfor -%}
