@@ -202,18 +202,21 @@ class TestChangeDrivenModels:
         """What fct_daily_revenue subtracts: the current rows with the change feed's pre-images
         put back equal Delta's time travel to the old version, after random commits (updates,
         physical deletes, tombstones, re-inserts of a deleted key)."""
-        spark = upstream.project.spark
-        tables = {upstream.lines: "order_line_id", upstream.orders: "order_id"}
-        old = {table: spark.sql(f"describe history {table} limit 1").first().version
-               for table in tables}  # fmt: skip
+        project, spark = upstream.project, upstream.project.spark
+        keys = {
+            "int_order_lines_deduplicated": "order_line_id",
+            "int_orders_deduplicated": "order_id",
+        }
+        old = {name: project.history(name)[0].version for name in keys}
         for _ in range(6):
             upstream.batch()
-        for table, key in tables.items():
-            name = table.replace("`", "")
-            end = spark.sql(f"describe history {table} limit 1").first().version
-            changes = spark.sql(f"select * from table_changes('{name}', {old[table] + 1}, {end})")
+        for name, key in keys.items():
+            table, end = project.relation(name), project.history(name)[0].version
+            changes = spark.sql(
+                f"select * from table_changes('{project.schema}.{name}', {old[name] + 1}, {end})"
+            )
             rebuilt = state_before(spark.table(table), changes, key)
-            expected = spark.sql(f"select * from {table} version as of {old[table]}")
+            expected = spark.sql(f"select * from {table} version as of {old[name]}")
             assert sorted_rows(rebuilt) == sorted_rows(expected)
         run_consumers(upstream.project)  # the tests below start from consumers up to date
         upstream.observe_row_tracking()
