@@ -9,10 +9,11 @@ INSTALLED := $(VENV)/.installed
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
-$(INSTALLED): pyproject.toml
+# The adapter (its own distribution, dbt-sparkdelta/) and the project, both editable.
+$(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e ./dbt-sparkdelta -e '.[dev]'
 	@touch $@
 
 install: $(INSTALLED)

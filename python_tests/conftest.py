@@ -18,6 +18,7 @@ import pytest
 
 from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
 from lakehouse.settings import PROJECT_DIR, session_settings
+from python_tests import fault_injection
 
 _delta_unavailable: list[str] = []  # the reason, once known
 _delta_skipped: list[str] = []
@@ -111,6 +112,12 @@ def delta_spark(spark):
     if _delta_unavailable:
         pytest.skip(f"{_SKIP_REASON}: {_delta_unavailable[0]}")
     return spark
+
+
+def pytest_configure(config):
+    """The reliability tests' crash points, in this process too (inactive unless
+    SPARKDELTA_KILL_AT or SPARKDELTA_FAIL_AT is set)."""
+    fault_injection.install()
 
 
 def pytest_runtest_logreport(report):

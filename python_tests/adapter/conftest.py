@@ -103,16 +103,6 @@ def _session_target(delta_spark, lakehouse_home) -> dict:
     }
 
 
-# dbt-spark's snapshot and incremental materializations default `file_format` to parquet; a
-# sparkdelta project sets delta once in its dbt_project.yml (as this repository's does). The
-# suite does the same, under whatever a test class configures itself.
-DELTA_DEFAULTS = {
-    "models": {"+file_format": "delta"},
-    "seeds": {"+file_format": "delta"},
-    "snapshots": {"+file_format": "delta"},
-}
-
-
 def _merged(defaults: dict, updates: dict) -> dict:
     merged = dict(defaults)
     for key, value in updates.items():
@@ -125,7 +115,8 @@ def _merged(defaults: dict, updates: dict) -> dict:
 
 @pytest.fixture(scope="class")
 def dbt_project_yml(project_root, project_config_update):
-    """dbt-tests-adapter's dbt_project.yml, with Delta as every node's file format."""
+    """dbt-tests-adapter's dbt_project.yml. No `file_format` anywhere: the suite runs on the
+    adapter's defaults (Delta), as a stranger's project does."""
     updates = project_config_update or {}
     if isinstance(updates, str):
         updates = yaml.safe_load(updates)
@@ -134,7 +125,6 @@ def dbt_project_yml(project_root, project_config_update):
             "name": "test",
             "profile": "test",
             "flags": {"send_anonymous_usage_stats": False},
-            **DELTA_DEFAULTS,
         },
         updates,
     )

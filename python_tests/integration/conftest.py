@@ -109,7 +109,8 @@ def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
     )
 
 
-# A project with no macros of its own: everything Delta comes from the sparkdelta adapter.
+# A project with no macros and no file_format of its own: everything Delta comes from the
+# sparkdelta adapter's defaults.
 SCRATCH_PROJECT_YML = """
 name: scratch
 version: "0.1.0"
@@ -117,7 +118,6 @@ config-version: 2
 profile: lakehouse
 models:
   scratch:
-    +file_format: delta
     +materialized: incremental
 """
 

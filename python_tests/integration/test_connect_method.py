@@ -181,5 +181,5 @@ class TestLostEndpoint:
         assert not result.success
         assert f"Could not reach the Spark Connect endpoint {running_endpoint.connect_url}" in said
         assert "connect_timeout=3s" in said
-        assert "lakehouse endpoint status" in said
+        assert "is it running" in said
         assert token not in said

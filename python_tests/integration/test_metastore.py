@@ -41,9 +41,6 @@ config-version: 2
 profile: lakehouse
 flags:
   send_anonymous_usage_stats: false
-models:
-  shared_metastore:
-    +file_format: delta
 """
 
 MODELS = {

@@ -79,7 +79,7 @@ def test_refused_token_message_names_the_setting():
     grpc = 'status = StatusCode.UNAUTHENTICATED\n\tdetails = "No authentication token provided"'
     message = connect_error_message(grpc, "sc://h:1", token_set=False)
     assert "refused the client: it sent no token" in message
-    assert "LAKEHOUSE_CONNECT_TOKEN" in message
+    assert "`token`" in message and "spark.connect.authenticate.token" in message
     assert "No authentication token provided" in message
     bad = connect_error_message("Invalid authentication token", "sc://h:1", token_set=True)
     assert "it sent an invalid token" in bad
@@ -95,7 +95,7 @@ def test_refused_token_message_names_the_setting():
 def test_lost_endpoint_message_names_the_url_and_what_to_do(cause):
     message = connect_error_message(cause, "sc://h:15002", token_set=False)
     assert message.startswith("Lost the connection to the Spark Connect endpoint sc://h:15002")
-    assert "lakehouse endpoint status" in message
+    assert "Check that the endpoint is up and rerun" in message
 
 
 def test_other_errors_pass_unchanged_without_the_server_stack():

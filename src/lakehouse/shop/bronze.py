@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from dbt.adapters.sparkdelta import faults
 from dbt.adapters.sparkdelta.retry import run_with_retry
 from lakehouse.shop.generator import (
     BRONZE_SCHEMAS,
@@ -81,7 +80,6 @@ def load_batches(
                 name,
                 f"append of bronze batch {batch_id}",
             )
-            faults.after_statement(f"bronze_{batch_id}.{table}", "insert into")
             if _table_version(spark, name) != version_before:
                 counts[table] = len(rows)
         loaded[batch_id] = counts

@@ -37,6 +37,10 @@ from dbt.adapters.sparkdelta.spark_connect import ConnectConnectionWrapper
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
 MAX_ERROR_CHARS = 800  # an operation's report line per table
+# dbt-spark's default file format is Parquet; this adapter's is Delta, for every node that
+# writes data (`dbt clone` runs models, seeds and snapshots too).
+DEFAULT_FILE_FORMAT = "delta"
+DATA_NODE_TYPES = frozenset({"model", "seed", "snapshot"})
 logger = AdapterLogger("SparkDelta")
 
 
@@ -64,9 +68,12 @@ class SparkDeltaAdapter(SparkAdapter):
     ConnectionManager = SparkDeltaConnectionManager
 
     def pre_model_hook(self, config: Mapping[str, Any]) -> Any:
-        """Tag every Delta commit the node makes with where it came from (DESCRIBE HISTORY
-        column userMetadata): dbt invocation id, node, target and git revision."""
+        """Delta unless the node asks for another file format; and every Delta commit the
+        node makes tagged with where it came from (DESCRIBE HISTORY column userMetadata):
+        dbt invocation id, node, target and git revision."""
         from dbt_common.invocation import get_invocation_id
+
+        default_file_format(getattr(config, "model", None))
 
         connection = self.connections.get_if_exists()
         metadata = {
@@ -352,6 +359,17 @@ class SparkDeltaAdapter(SparkAdapter):
 # Delta's SHOW TBLPROPERTIES: the table's configuration, the protocol versions and, for a protocol
 # with table features, one delta.feature.<name> = 'supported' per feature (Snapshot.getProperties).
 FEATURE_PREFIX = "delta.feature."
+
+
+def default_file_format(node: Any) -> None:
+    """Give a data node without `file_format` Delta, before its materialization reads the
+    config: dbt-spark's materializations (table, seed, snapshot, clone) and ours then all see
+    'delta', the one place this default is decided."""
+    if getattr(node, "resource_type", None) not in DATA_NODE_TYPES:
+        return
+    node_config = node.config
+    if not node_config.get("file_format"):
+        node_config["file_format"] = DEFAULT_FILE_FORMAT
 
 
 def properties_from_detail(detail: Mapping[str, Any]) -> dict[str, str] | None:

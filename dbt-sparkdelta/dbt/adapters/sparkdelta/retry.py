@@ -25,15 +25,12 @@ import logging
 import random
 import re
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# Retries made in this process, by conflict exception (read by the reliability tests).
-RETRIES: Counter[str] = Counter()
 
 # Delta exception class -> its error class (Delta 4.0.1, verified by the reliability tests).
 CONFLICTS = {
@@ -168,7 +165,6 @@ def run_with_retry(
                 policy.attempts - 1,
                 wait,
             )
-            RETRIES[conflict.exception] += 1
             if on_retry is not None:
                 on_retry(attempt, conflict, wait)
             sleep(wait)

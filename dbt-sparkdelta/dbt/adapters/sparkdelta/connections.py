@@ -22,7 +22,7 @@ from dbt.adapters.spark.connections import (
 from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import faults, spark_connect
+from dbt.adapters.sparkdelta import spark_connect
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
@@ -208,15 +208,16 @@ def connect_error_message(message: str, url: str, token_set: bool) -> str:
         given = "an invalid" if token_set else "no"
         return (
             f"The Spark Connect endpoint {url} refused the client: it sent {given} token "
-            f"({_first_line(message)}). Set the profile's `token` (the project's profile reads "
-            "it from LAKEHOUSE_CONNECT_TOKEN) to the endpoint's spark.connect.authenticate.token."
+            f"({_first_line(message)}). Set the profile's `token` (from an environment variable, "
+            "e.g. `{{ env_var('SPARK_CONNECT_TOKEN') }}`) to the endpoint's "
+            "spark.connect.authenticate.token."
         )
     if _CONNECT_LOST.search(message) or lost_connection(message):
         return (
             f"Lost the connection to the Spark Connect endpoint {url} (stopped, restarted or "
             "not reachable); the statement may not have run, and the endpoint's session state "
-            "(temporary views, settings) is gone. Check it with `lakehouse endpoint status` "
-            f"and rerun. Cause: {_first_line(message)}"
+            "(temporary views, settings) is gone. Check that the endpoint is up and "
+            f"rerun. Cause: {_first_line(message)}"
         )
     return message
 
@@ -230,8 +231,8 @@ def open_error_message(message: str, credentials: Any, url: str) -> str:
     if explained.startswith("Lost the connection"):
         text = (
             f"Could not reach the Spark Connect endpoint {shown} within "
-            f"connect_timeout={credentials.connect_timeout}s: is it running (`lakehouse endpoint "
-            f"status`) and is the URL right? Cause: {_first_line(message)}"
+            f"connect_timeout={credentials.connect_timeout}s: is it running "
+            f"and is the URL right? Cause: {_first_line(message)}"
         )
         if credentials.token and spark_connect.url_host(url) != "localhost":
             text += (
@@ -312,11 +313,9 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         node = connection.name if connection is not None else None
         what = f"{(verb or 'statement').upper()}" + (f" of {node}" if node else "")
         parent = super().execute
-        faults.before_statement(node, verb)
 
         def run() -> tuple[Any, Any]:
-            with faults.during_statement(node, verb):
-                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+            return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
 
         def log_retry(attempt: int, conflict: Any, wait: float) -> None:
             logger.warning(
@@ -341,7 +340,6 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
             if columns:
                 raise DbtRuntimeError(f"{exc.msg}\n{columns}") from exc
             raise
-        faults.after_statement(node, verb)
         return result
 
     @staticmethod
@@ -396,7 +394,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                         f"Lost the connection to the Spark Thrift endpoint {credentials.host}:"
                         f"{credentials.port} (stopped, restarted or not answering within "
                         f"socket_timeout={credentials.socket_timeout}s); the statement may not "
-                        f"have run. Check it with `lakehouse endpoint status` and rerun. "
+                        f"have run. Check that the endpoint is up and rerun. "
                         f"Cause: {message}"
                     )
             raise DbtRuntimeError(message) from exc
@@ -455,7 +453,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                 raise FailedToConnectError(
                     f"Could not connect to the Spark Thrift endpoint {credentials.host}:"
                     f"{credentials.port} within socket_timeout={credentials.socket_timeout}s"
-                    f" (is it running? `lakehouse endpoint status`): {exc.msg}"
+                    f" (is it running, and are host and port right?): {exc.msg}"
                 ) from None
 
     @classmethod

@@ -1,5 +1,5 @@
 {#-
-  The `sparkdelta` adapter's create_table_as: Delta tables get lakehouse's DDL (features,
+  The `sparkdelta` adapter's create_table_as: Delta tables get the adapter's Delta DDL (features,
   properties, constraints and layout in the first commit); everything else is dbt-spark's.
 -#}
 {% macro sparkdelta__create_table_as(temporary, relation, compiled_code, language='sql') -%}

@@ -1,5 +1,8 @@
-"""Deterministic crash points for reliability tests (inactive unless SPARKDELTA_KILL_AT or
-SPARKDELTA_FAIL_AT is set).
+"""Deterministic crash points for the reliability tests (inactive unless SPARKDELTA_KILL_AT or
+SPARKDELTA_FAIL_AT is set). Test code only: `install()` wraps the statements the adapter sends
+(dbt-spark's execute, under the adapter's retries) and the bronze loader's appends; the
+conftest installs it in the test process, and a subprocess gets it by running its command
+through this module: `python -m python_tests.fault_injection dbt build ...` (or `lakehouse`).
 
 `SPARKDELTA_KILL_AT=<when>:<where>[:<statement>]` makes the process die by SIGKILL, together with
 its Spark JVM, at a named point, as a power cut would:
@@ -16,18 +19,19 @@ its Spark JVM, at a named point, as a power cut would:
 `SPARKDELTA_FAIL_AT=before:<where>[:<statement>]` makes that statement fail with an error
 instead (the process lives on), e.g. a write that fails just before its commit.
 
-The adapter calls `before_statement`, `during_statement` and `after_statement` around every
-statement it runs; other tools may call them around their own writes.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from dbt_common.exceptions import DbtRuntimeError
 
@@ -107,3 +111,58 @@ def during_statement(node: str | None, verb: str | None) -> Iterator[None]:
         yield
     finally:
         done.set()
+
+
+def install() -> None:
+    """Wrap every statement the sparkdelta adapter sends (dbt-spark's execute, which its
+    connection manager calls once per attempt) and each bronze append of the loader."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
+    from dbt.adapters.sparkdelta.connections import describe_statement
+    from lakehouse.shop import bronze
+
+    if getattr(SparkConnectionManager.execute, "fault_injection", False):
+        return
+    execute = SparkConnectionManager.execute
+
+    @functools.wraps(execute)
+    def execute_with_faults(self: Any, sql: str, *args: Any, **kwargs: Any) -> Any:
+        verb, _ = describe_statement(sql)
+        connection = self.get_if_exists()
+        node = connection.name if connection is not None else None
+        before_statement(node, verb)
+        with during_statement(node, verb):
+            result = execute(self, sql, *args, **kwargs)
+        after_statement(node, verb)
+        return result
+
+    execute_with_faults.fault_injection = True  # type: ignore[attr-defined]
+    SparkConnectionManager.execute = execute_with_faults  # type: ignore[method-assign]
+
+    run_with_retry = bronze.run_with_retry
+
+    def bronze_append(action: Any, table: str, what: str, **kwargs: Any) -> Any:
+        """The loader's append of one batch to one table: `bronze_<batch>.<table>`."""
+        result = run_with_retry(action, table, what, **kwargs)
+        batch = what.rsplit(" ", 1)[-1]
+        after_statement(f"bronze_{batch}.{table.rsplit('.', 1)[-1].strip('`')}", "insert into")
+        return result
+
+    bronze.run_with_retry = bronze_append
+
+
+def main(argv: list[str]) -> int:
+    """Run `dbt ...` or `lakehouse ...` in this process with the crash points installed."""
+    install()
+    tool, *args = argv
+    if tool == "lakehouse":
+        from lakehouse.cli import main as lakehouse_main
+
+        return lakehouse_main(args)
+    from dbt.cli.main import cli
+
+    return cli.main(args, prog_name="dbt")  # exits with dbt's own code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
