@@ -9,11 +9,13 @@ INSTALLED := $(VENV)/.installed
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
-# The adapter (its own distribution, dbt-sparkdelta/) and the project, both editable.
-$(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml
+# The adapter (its own distribution, dbt-sparkdelta/) and the project, both editable; then the
+# project's dbt packages (delta_ops, by path).
+$(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml packages.yml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ./dbt-sparkdelta -e '.[dev]'
+	$(BIN)/dbt deps --quiet --project-dir . --profiles-dir .
 	@touch $@
 
 install: $(INSTALLED)

@@ -117,24 +117,24 @@ class TestOptimize:
     def test_where_compacts_only_the_named_partition(self, project):
         make_events_table(project, "events")
         assert project.detail("events").numFiles == 6
-        operation(project, "optimize", {"models": [], "pattern": "events", "where": {"p": "a"}})
+        operation(project, "optimize_tables", {"models": [], "pattern": "events", "where": {"p": "a"}})
         assert project.detail("events").numFiles == 4  # partition a: 3 -> 1, b untouched
         last = project.history("events")[0]
         assert last.operation == "OPTIMIZE"
         assert "`p` = 'a'" in last.operationParameters["predicate"] or "a" in str(last)
-        operation(project, "optimize", {"pattern": "events"})
+        operation(project, "optimize_tables", {"pattern": "events"})
         assert project.detail("events").numFiles == 2
         assert project.count("events") == 6
 
     def test_zorder_by_and_clustering_aware(self, project):
-        operation(project, "optimize", {"models": ["fct_orders"], "zorder_by": ["customer_id"]})
+        operation(project, "optimize_tables", {"models": ["fct_orders"], "zorder_by": ["customer_id"]})
         last = project.history("fct_orders")[0]
         assert last.operation == "OPTIMIZE"
         assert "customer_id" in last.operationParameters["zOrderBy"]
 
         make_events_table(project, "clustered_events", partitioned=False)
         files_before = project.detail("clustered_events").numFiles
-        operation(project, "optimize", {"pattern": "clustered_events"})
+        operation(project, "optimize_tables", {"pattern": "clustered_events"})
         assert project.detail("clustered_events").numFiles < files_before
         assert project.history("clustered_events")[0].operation == "OPTIMIZE"
 
@@ -142,7 +142,7 @@ class TestOptimize:
         make_events_table(project, "events_where")
         before = version(project, "events_where")
         result = operation(
-            project, "optimize", {"pattern": "events_where", "where": {"id": 1}},
+            project, "optimize_tables", {"pattern": "events_where", "where": {"id": 1}},
             expect_success=False,
         )  # fmt: skip
         assert not result.success
@@ -223,7 +223,7 @@ class TestReportsAndReorg:
     def test_health_file_counts_match_the_table(self, project):
         location = project.detail("int_orders_deduplicated").location
         sql = compile_inline(
-            project, f"{{{{ lakehouse.get_table_files_sql('{location}', 33554432) }}}}"
+            project, f"{{{{ delta_ops.get_table_files_sql('{location}', 33554432) }}}}"
         )
         files = project.rows(sql)[0]
         assert files.files == project.detail("int_orders_deduplicated").numFiles
@@ -235,7 +235,7 @@ class TestReportsAndReorg:
         rows = project.count("int_orders_deduplicated")
         location = project.detail("int_orders_deduplicated").location
         files_sql = compile_inline(
-            project, f"{{{{ lakehouse.get_table_files_sql('{location}', 1) }}}}"
+            project, f"{{{{ delta_ops.get_table_files_sql('{location}', 1) }}}}"
         )
         assert project.rows(files_sql)[0].dv_files > 0
         operation(project, "reorg_purge", {"models": ["int_orders_deduplicated"]})
@@ -335,8 +335,8 @@ class TestTimeTravelHelpers:
         make_events_table(project, "travel")
         sql = compile_inline(
             project,
-            "select count(*) as n, {{ lakehouse.table_version('" + project.schema + ".travel') }}"
-            " as current_version from {{ lakehouse.relation_as_of('"
+            "select count(*) as n, {{ delta_ops.table_version('" + project.schema + ".travel') }}"
+            " as current_version from {{ delta_ops.relation_as_of('"
             + project.schema
             + ".travel', version=1) }}",
         )
@@ -344,7 +344,7 @@ class TestTimeTravelHelpers:
         assert (row.n, row.current_version) == (2, version(project, "travel"))
         history_sql = compile_inline(
             project,
-            "select version, operation from ({{ lakehouse.history_query('"
+            "select version, operation from ({{ delta_ops.history_query('"
             + project.schema
             + ".travel') }}) as h order by version",
         )
@@ -356,11 +356,11 @@ class TestArgumentsCannotInject:
     @pytest.mark.parametrize(
         ("name", "args"),
         [
-            ("optimize", {"models": ["fct_orders; drop table fct_orders"]}),
-            ("optimize", {"schema": "x`; drop table fct_orders; --"}),
-            ("optimize", {"pattern": "fct_orders' or '1'='1"}),
-            ("optimize", {"models": ["fct_orders"], "zorder_by": ["customer_id) -- "]}),
-            ("optimize", {"models": ["fct_orders"], "where": {"p = p or 1=1 /*": "a"}}),
+            ("optimize_tables", {"models": ["fct_orders; drop table fct_orders"]}),
+            ("optimize_tables", {"schema": "x`; drop table fct_orders; --"}),
+            ("optimize_tables", {"pattern": "fct_orders' or '1'='1"}),
+            ("optimize_tables", {"models": ["fct_orders"], "zorder_by": ["customer_id) -- "]}),
+            ("optimize_tables", {"models": ["fct_orders"], "where": {"p = p or 1=1 /*": "a"}}),
             ("vacuum", {"models": ["fct_orders"], "retain_hours": "0; drop table fct_orders"}),
             ("restore", {"table": "fct_orders`; drop table fct_orders", "version": 0}),
             ("restore", {"table": "fct_orders", "version": "0; drop table fct_orders"}),
@@ -379,7 +379,7 @@ class TestArgumentsCannotInject:
 
     def test_quotes_in_a_where_value_stay_a_literal(self, project):
         make_events_table(project, "literal")
-        operation(project, "optimize", {"pattern": "literal", "where": {"p": "a' or '1'='1"}})
+        operation(project, "optimize_tables", {"pattern": "literal", "where": {"p": "a' or '1'='1"}})
         # No partition is named that: nothing compacted, the six files stay.
         assert project.detail("literal").numFiles == 6
 

@@ -398,7 +398,7 @@ GOOD_ROWS = "select * from values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30) as t(
 
 
 # --------------------------------------------------------------------------------------------
-# Crashes: `lakehouse load`, `dbt build` and `dbt run-operation optimize` in their own
+# Crashes: `lakehouse load`, `dbt build` and `dbt run-operation optimize_tables` in their own
 # processes, SIGKILLed (with their JVM) at named points, then rerun.
 # --------------------------------------------------------------------------------------------
 
@@ -476,7 +476,7 @@ class CrashedLakehouse:
         if what == "optimize":
             models = ["int_orders_deduplicated", "int_order_lines_deduplicated"]
             args = json.dumps({"models": models})
-            return [*WITH_FAULTS, "dbt", "run-operation", "optimize", "--args", args, *dbt_paths]
+            return [*WITH_FAULTS, "dbt", "run-operation", "optimize_tables", "--args", args, *dbt_paths]
         return [*WITH_FAULTS, "dbt", *BUILD, *dbt_paths]
 
     def run(self, what: str, through: int = 1, kill_at: str | None = None) -> None:
@@ -666,12 +666,12 @@ def run_operation(project: DbtProject, name: str, args: dict) -> tuple[bool, str
 
 
 INJECTIONS = [
-    ("optimize", {"models": ["guarded; drop table guarded"]}),
-    ("optimize", {"schema": "x`; drop table guarded; --"}),
-    ("optimize", {"pattern": "guarded' or '1'='1"}),
-    ("optimize", {"pattern": "guarded /* comment */"}),
-    ("optimize", {"pattern": "guarded", "zorder_by": ["id) -- "]}),
-    ("optimize", {"pattern": "guarded", "where": {"p = p or 1=1 /*": "a"}}),
+    ("optimize_tables", {"models": ["guarded; drop table guarded"]}),
+    ("optimize_tables", {"schema": "x`; drop table guarded; --"}),
+    ("optimize_tables", {"pattern": "guarded' or '1'='1"}),
+    ("optimize_tables", {"pattern": "guarded /* comment */"}),
+    ("optimize_tables", {"pattern": "guarded", "zorder_by": ["id) -- "]}),
+    ("optimize_tables", {"pattern": "guarded", "where": {"p = p or 1=1 /*": "a"}}),
     ("vacuum", {"pattern": "guarded", "retain_hours": "0; drop table guarded"}),
     ("vacuum", {"pattern": "`guarded`"}),
     ("restore", {"table": "guarded`; drop table guarded", "version": 0}),
@@ -818,9 +818,9 @@ class TestOperationGuards:
             ("history", {"pattern": "guarded", "limit": 1.5},
              ['Invalid history limit "1.5"', "whole number"]),
             ("history", {"pattern": "guarded", "limit": True}, ['Invalid history limit "True"']),
-            ("optimize", {"pattern": "guarded", "where": {"p": {"a": 1}}},
+            ("optimize_tables", {"pattern": "guarded", "where": {"p": {"a": 1}}},
              ["Invalid optimize where value for p"]),
-            ("optimize", {"tags": ["no_such_tag"]}, ["has the tag no_such_tag"]),
+            ("optimize_tables", {"tags": ["no_such_tag"]}, ["has the tag no_such_tag"]),
         ],
     )  # fmt: skip
     def test_bad_arguments_are_named(self, guarded, name, args, says):
@@ -840,7 +840,7 @@ class TestOperationGuards:
                     "partitioned by (day)")  # fmt: skip
         for i in range(3):
             p.spark.sql(f"insert into {table} values ({i}, null), ({i}, 'd1')")
-        success, said = run_operation(p, "optimize", {"pattern": "by_day", "where": {"day": None}})
+        success, said = run_operation(p, "optimize_tables", {"pattern": "by_day", "where": {"day": None}})
         assert success, said
         optimize = p.history("by_day")[0]
         assert optimize.operation == "OPTIMIZE"
@@ -850,7 +850,7 @@ class TestOperationGuards:
         assert [(r.day, r.n) for r in files] == [(None, 1), ("d1", 3)]
 
     def test_optimize_selects_tables_by_tag(self, guarded):
-        success, said = run_operation(guarded, "optimize", {"tags": ["silver"]})
+        success, said = run_operation(guarded, "optimize_tables", {"tags": ["silver"]})
         assert success, said
         for model in ("int_orders_deduplicated", "int_order_lines_deduplicated"):
             assert f"{guarded.schema}.{model}" in said, said
@@ -995,7 +995,7 @@ class TestThriftClients:
             "build_lines": ("build", "-s", "+fct_order_lines", "+fct_daily_revenue",
                             "--exclude", "resource_type:test", "resource_type:unit_test"),
             "merge_orders": ("run", "-s", "int_orders_deduplicated"),
-            "optimize": ("run-operation", "optimize", "--args",
+            "optimize": ("run-operation", "optimize_tables", "--args",
                          json.dumps({"models": ["int_orders_deduplicated",
                                                 "int_order_lines_deduplicated"]})),
         }  # fmt: skip

@@ -3,7 +3,7 @@
   literals, null the NULL partition); `zorder_by`: list of columns. Identifiers are validated and
   quoted.
 -#}
-{% macro get_optimize_sql(relation, where=none, zorder_by=none) %}
+{% macro get_optimize_tables_sql(relation, where=none, zorder_by=none) %}
   {%- set predicates = [] -%}
   {%- if where is not none and where is not mapping -%}
     {{ exceptions.raise_compiler_error(

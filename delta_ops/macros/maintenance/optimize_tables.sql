@@ -3,11 +3,11 @@
   Z-ordered with `zorder_by`, or by the clustering columns for liquid-clustered tables.
   Reports files and bytes before and after. Not destructive: the old files stay until VACUUM.
 -#}
-{% macro optimize(models=none, tags=none, schema=none, pattern=none, where=none, zorder_by=none) %}
+{% macro optimize_tables(models=none, tags=none, schema=none, pattern=none, where=none, zorder_by=none) %}
   {#- Validate the arguments once, before any table is touched. -#}
-  {%- do get_optimize_sql('`t`', where, zorder_by) -%}
-  {%- set selection = _select_delta_tables('optimize', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('optimize', selection, _optimize_table,
+  {%- do get_optimize_tables_sql('`t`', where, zorder_by) -%}
+  {%- set selection = _select_delta_tables('optimize_tables', models, tags, schema, pattern) -%}
+  {{ return(_run_for_each_table('optimize_tables', selection, _optimize_table,
       {'where': where or {}, 'zorder_by': _as_list(zorder_by, 'optimize zorder_by')})) }}
 {% endmacro %}
 
@@ -33,7 +33,7 @@
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set result = _try_sql(get_optimize_sql(table.relation, options.where, options.zorder_by)) -%}
+  {%- set result = _try_sql(get_optimize_tables_sql(table.relation, options.where, options.zorder_by)) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': ('clustered, ' if clustering else '')
