@@ -117,7 +117,9 @@ class TestOptimize:
     def test_where_compacts_only_the_named_partition(self, project):
         make_events_table(project, "events")
         assert project.detail("events").numFiles == 6
-        operation(project, "optimize_tables", {"models": [], "pattern": "events", "where": {"p": "a"}})
+        operation(
+            project, "optimize_tables", {"models": [], "pattern": "events", "where": {"p": "a"}}
+        )
         assert project.detail("events").numFiles == 4  # partition a: 3 -> 1, b untouched
         last = project.history("events")[0]
         assert last.operation == "OPTIMIZE"
@@ -127,7 +129,9 @@ class TestOptimize:
         assert project.count("events") == 6
 
     def test_zorder_by_and_clustering_aware(self, project):
-        operation(project, "optimize_tables", {"models": ["fct_orders"], "zorder_by": ["customer_id"]})
+        operation(
+            project, "optimize_tables", {"models": ["fct_orders"], "zorder_by": ["customer_id"]}
+        )
         last = project.history("fct_orders")[0]
         assert last.operation == "OPTIMIZE"
         assert "customer_id" in last.operationParameters["zOrderBy"]
@@ -379,7 +383,9 @@ class TestArgumentsCannotInject:
 
     def test_quotes_in_a_where_value_stay_a_literal(self, project):
         make_events_table(project, "literal")
-        operation(project, "optimize_tables", {"pattern": "literal", "where": {"p": "a' or '1'='1"}})
+        operation(
+            project, "optimize_tables", {"pattern": "literal", "where": {"p": "a' or '1'='1"}}
+        )
         # No partition is named that: nothing compacted, the six files stay.
         assert project.detail("literal").numFiles == 6
 

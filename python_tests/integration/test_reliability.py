@@ -476,7 +476,15 @@ class CrashedLakehouse:
         if what == "optimize":
             models = ["int_orders_deduplicated", "int_order_lines_deduplicated"]
             args = json.dumps({"models": models})
-            return [*WITH_FAULTS, "dbt", "run-operation", "optimize_tables", "--args", args, *dbt_paths]
+            return [
+                *WITH_FAULTS,
+                "dbt",
+                "run-operation",
+                "optimize_tables",
+                "--args",
+                args,
+                *dbt_paths,
+            ]
         return [*WITH_FAULTS, "dbt", *BUILD, *dbt_paths]
 
     def run(self, what: str, through: int = 1, kill_at: str | None = None) -> None:
@@ -840,7 +848,9 @@ class TestOperationGuards:
                     "partitioned by (day)")  # fmt: skip
         for i in range(3):
             p.spark.sql(f"insert into {table} values ({i}, null), ({i}, 'd1')")
-        success, said = run_operation(p, "optimize_tables", {"pattern": "by_day", "where": {"day": None}})
+        success, said = run_operation(
+            p, "optimize_tables", {"pattern": "by_day", "where": {"day": None}}
+        )
         assert success, said
         optimize = p.history("by_day")[0]
         assert optimize.operation == "OPTIMIZE"
