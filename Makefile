@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
+.PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
 	test-cluster test-auth test-metastore lint fix clean interop bench \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
@@ -26,7 +26,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest -m "not slow and not cluster and not auth and not connect and not metastore"
+	$(BIN)/python -m pytest --durations=15 -m "not slow and not cluster and not auth and not connect and not metastore and not distribution"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -50,6 +50,16 @@ test-auth: $(INSTALLED)
 ## dbt processes write at once, a view longer than Derby's 32,700 characters.
 test-metastore: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m metastore python_tests/integration/test_metastore.py
+
+## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
+## operations package by path, a project with no file_format built twice, cloned, inspected.
+test-dist: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution
+
+## The fast gate, no Spark JVM (under 2 minutes): the unit tests, ruff and sqlfluff.
+## `.ci/run` runs it before `make test`.
+test-fast: lint
+	$(BIN)/python -m pytest -q python_tests/unit
 
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit
@@ -83,14 +93,16 @@ bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m lakehouse.bench.run
 
+PYTHON_DIRS := src dbt-sparkdelta python_tests models
+
 lint: $(INSTALLED)
-	$(BIN)/ruff check src python_tests models
-	$(BIN)/ruff format --check src python_tests models
+	$(BIN)/ruff check $(PYTHON_DIRS)
+	$(BIN)/ruff format --check $(PYTHON_DIRS)
 	$(BIN)/sqlfluff lint
 
 fix: $(INSTALLED)
-	$(BIN)/ruff check --fix src python_tests models
-	$(BIN)/ruff format src python_tests models
+	$(BIN)/ruff check --fix $(PYTHON_DIRS)
+	$(BIN)/ruff format $(PYTHON_DIRS)
 	$(BIN)/sqlfluff fix
 
 ## The local Spark Thrift + Spark Connect endpoint of the `thrift` target (LAKEHOUSE_TARGET=thrift).

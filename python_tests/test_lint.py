@@ -28,7 +28,7 @@ def test_sql_lints_clean(tmp_path):
 
 def test_python_lints_clean():
     for args in (("check",), ("format", "--check")):
-        result = _run(str(BIN / "ruff"), *args, "src", "python_tests", "models")
+        result = _run(str(BIN / "ruff"), *args, "src", "dbt-sparkdelta", "python_tests", "models")
         assert result.returncode == 0, result.stdout + result.stderr
 
 

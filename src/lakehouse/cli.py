@@ -1,4 +1,6 @@
-"""`lakehouse` command: load bronze data and run the project's main job in one Spark process."""
+"""`lakehouse` command: load bronze data (`load`), run the project's main job in one Spark process
+(`run`), inspect a Delta table's log (`inspect`), and run the local Spark endpoint (`endpoint`),
+standalone cluster (`cluster`) and shared Hive metastore (`metastore`)."""
 
 from __future__ import annotations
 

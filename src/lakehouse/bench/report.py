@@ -89,7 +89,6 @@ SCENARIOS = [
         "the same compiled SQL run directly with `spark.sql`",
     ),
 ]
-TIMED = {scenario.key: scenario for scenario in SCENARIOS}
 
 
 def scenario_entry(scale: dict, key: str, distribution: str | None = None) -> dict | None:

@@ -34,7 +34,6 @@ CHANGE_TYPE = "_change_type"
 COMMIT_VERSION = "_commit_version"
 COMMIT_TIMESTAMP = "_commit_timestamp"
 WATERMARK = "_cdf_watermark"
-META_COLUMNS = (CHANGE_TYPE, COMMIT_VERSION, COMMIT_TIMESTAMP, WATERMARK)
 SNAPSHOT = "snapshot"
 # Key of the commit user metadata (DESCRIBE HISTORY userMetadata) that holds the watermark.
 WATERMARK_KEY = "sparkdelta_cdf_watermark"

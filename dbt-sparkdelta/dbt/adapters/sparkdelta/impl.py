@@ -298,7 +298,7 @@ class SparkDeltaAdapter(SparkAdapter):
         if isinstance(handle, ConnectConnectionWrapper):
             return handle.session
         if self.connection_method() == "connect":
-            self.connections.get_thread_connection()  # opens it lazily
+            self.connections.get_thread_connection()  # its handle opens when first read
             return self._connect_session()
         return None
 

@@ -1,0 +1,7 @@
+{{ config(materialized='table') }}
+
+select
+    id,
+    name,
+    note
+from {{ ref('people') }}
