@@ -7,7 +7,8 @@
   {%- set source_relation = relation_from_name(source, 'clone source') -%}
   {%- set target_relation = relation_from_name(target, 'clone target') -%}
   {%- set sql = get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
-  {%- set outcome = _clone_one(source_relation, target_relation, sql, replace) -%}
+  {%- set as_of = _time_travel_clause(version, timestamp, 'clone of ' ~ source_relation) -%}
+  {%- set outcome = _clone_one(source_relation, target_relation, sql, replace, as_of) -%}
   {{ log('clone: ' ~ source_relation ~ ' -> ' ~ target_relation ~ ' ' ~ outcome.status ~ ': ' ~ outcome.note, info=True) }}
   {%- if outcome.status == 'failed' -%}
     {{ exceptions.raise_compiler_error('clone ' ~ source_relation ~ ' -> ' ~ target_relation ~ ': ' ~ outcome.note) }}
@@ -15,8 +16,14 @@
   {{ return(outcome) }}
 {% endmacro %}
 
-{#- Checks and runs one clone statement; {'status', 'note'} like the maintenance steps. -#}
-{% macro _clone_one(source, target, sql, replace) %}
+{#-
+  Checks and runs one clone statement; {'status', 'note'} like the maintenance steps. Everything
+  is validated before the target is touched (the source and, with `as_of`, its version or
+  timestamp). Open-source Delta clones only into an empty table (DELTA_UNSUPPORTED_NON_EMPTY_CLONE),
+  so a replacement empties the target first; when the clone then fails, the target is restored
+  to the version it had, and the note says so.
+-#}
+{% macro _clone_one(source, target, sql, replace, as_of='') %}
   {%- if replace is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid clone replace " ~ (replace | string | tojson) ~ ": give true or false.") }}
@@ -26,14 +33,14 @@
   {%- if source_detail.format != 'delta' -%}
     {{ return(_failed('source is not a Delta table (format ' ~ source_detail.format ~ ')')) }}
   {%- endif -%}
-  {%- set existing = describe_detail(target, raise_on_error=false) -%}
-  {%- if not existing.error and not replace -%}
-    {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
-        ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '
-        ~ 'earlier versions stay in its history until VACUUM')) }}
+  {%- if as_of -%}
+    {%- set readable = _try_sql('select 1 from ' ~ source ~ as_of ~ ' limit 0') -%}
+    {%- if readable.error -%}
+      {{ return(_failed('source' ~ as_of ~ ': ' ~ readable.error ~ '. Nothing was changed')) }}
+    {%- endif -%}
   {%- endif -%}
+  {%- set existing = describe_detail(target, raise_on_error=false) -%}
   {%- if not existing.error -%}
-    {#- Delta clones only into an empty table (DELTA_UNSUPPORTED_NON_EMPTY_CLONE). -#}
     {%- if existing.format != 'delta' -%}
       {{ return(_failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
     {%- endif -%}
@@ -44,10 +51,26 @@
           ~ 'target by it would empty it first. Nothing was changed. Roll a table back with the '
           ~ 'restore operation; copy it by cloning into a new table')) }}
     {%- endif -%}
+    {%- if not replace -%}
+      {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
+          ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '
+          ~ 'earlier versions stay in its history until VACUUM')) }}
+    {%- endif -%}
+    {%- set version_before = table_version(target) -%}
     {%- set emptied = _try_sql('delete from ' ~ target) -%}
-    {%- if emptied.error -%}{{ return(_failed('emptying the target: ' ~ emptied.error)) }}{%- endif -%}
+    {%- if emptied.error -%}
+      {{ return(_failed('emptying the target: ' ~ emptied.error ~ '. Nothing was changed')) }}
+    {%- endif -%}
   {%- endif -%}
   {%- set result = _try_sql(sql) -%}
+  {%- if result.error and not existing.error -%}
+    {%- set restored = _try_sql('restore table ' ~ target ~ ' to version as of ' ~ version_before) -%}
+    {{ return(_failed(result.error ~ '. ' ~ (
+        'The target was restored to its version ' ~ version_before ~ ' (as before the clone)'
+        if not restored.error else
+        'Restoring the target to its version ' ~ version_before ~ ' failed too (' ~ restored.error
+        ~ '): it is empty; run the restore operation with version ' ~ version_before))) }}
+  {%- endif -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {%- set metrics = _rows_as_dicts(result.table)[0] -%}
   {{ return({'status': 'ok', 'note': ('replaced; ' if not existing.error else '') ~ 'cloned '
