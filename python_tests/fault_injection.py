@@ -118,7 +118,7 @@ def install() -> None:
     connection manager calls once per attempt) and each bronze append of the loader."""
     from dbt.adapters.spark.connections import SparkConnectionManager
 
-    from dbt.adapters.sparkdelta.connections import describe_statement
+    from dbt.adapters.sparkdelta.retry import describe_statement
     from lakehouse.shop import bronze
 
     if getattr(SparkConnectionManager.execute, "fault_injection", False):

@@ -3,6 +3,7 @@ load of every kind of value on the embedded session (NULLs, quotes, backslashes,
 dates and timestamps, a large seed)."""
 
 import datetime
+import json
 import re
 import shutil
 from pathlib import Path
@@ -211,9 +212,19 @@ class TestSeedValuesLoadExactly:
         operations = [row[4] for row in history]  # version, timestamp, userId, userName, operation
         assert operations.count("WRITE") == 1
 
+    def test_the_seed_commit_carries_its_dbt_node(self, project):
+        """The rows' INSERT goes through the adapter's connection on every method (on thrift
+        too, from the Spark Connect session's view), so its commit names the dbt node."""
+        run_dbt(["seed", "-s", "tricky"])
+        history = project.run_sql(f"describe history {project.test_schema}.tricky", fetch="all")
+        # DESCRIBE HISTORY's columns: 4 operation, 13 userMetadata (newest commit first).
+        newest_write = next(row for row in history if row[4] == "WRITE")
+        metadata = json.loads(newest_write[13])
+        assert metadata["dbt_node"].endswith("tricky") and metadata["dbt_invocation_id"]
+
     def test_a_bad_value_still_stops_the_seed(self, project):
-        """The adapter checks values before loading (seed.sql); loading through the session
-        keeps that check."""
+        """The adapter checks values before loading (check_csv_values.sql); loading through the
+        session keeps that check."""
         seeds = Path(project.project_root) / "seeds"
         (seeds / "bad.csv").write_text("id,n\n1,2\n2,two\n")
         (seeds / "bad.yml").write_text(

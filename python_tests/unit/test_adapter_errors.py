@@ -8,13 +8,13 @@ import decimal
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta.connections import (
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.errors import (
     LOST_ERROR_CLASS,
-    SparkDeltaConnectionManager,
     jvm_error_message,
     without_jvm_stack,
 )
-from dbt.adapters.sparkdelta.impl import seed_value_text
+from dbt.adapters.sparkdelta.seeds import seed_value_text
 
 PY4J_ERROR = (
     "An error occurred while calling o66.sql.\n"
@@ -75,7 +75,7 @@ def test_an_analysis_error_loses_the_logical_plan_not_the_suggestion():
 
 
 def test_an_operation_error_has_no_dbt_prefix_and_is_cut_at_a_word():
-    from dbt.adapters.sparkdelta.impl import MAX_ERROR_CHARS, short_error_message
+    from dbt.adapters.sparkdelta.errors import MAX_ERROR_CHARS, short_error_message
 
     assert short_error_message(UNRESOLVED_COLUMN).endswith("line 1 pos 7")
     long = "[DELTA_X] " + "word " * 400

@@ -72,7 +72,7 @@ def test_settings_defaults():
 
 
 def test_spark_errors_are_cut_to_their_sentence():
-    from dbt.adapters.sparkdelta.impl import short_error_message
+    from dbt.adapters.sparkdelta.errors import short_error_message
 
     thrift = (
         "TExecuteStatementResp(status=TStatus(statusCode=3, infoMessages=['*org.apache.hive."

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from dbt.adapters.sparkdelta.connections import describe_statement, is_retried
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
     classify,
     conflict_message,
+    describe_statement,
+    is_retried,
     run_with_retry,
 )
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta.connections import (
-    SparkDeltaConnectionMethod,
-    SparkDeltaCredentials,
+from dbt.adapters.sparkdelta.credentials import SparkDeltaConnectionMethod, SparkDeltaCredentials
+from dbt.adapters.sparkdelta.errors import (
     connect_error_message,
     open_error_message,
     without_jvm_stack,

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dbt.adapters.sparkdelta.connections import DELTA_METADATA_ONLY_QUERIES
+from dbt.adapters.sparkdelta.credentials import DELTA_METADATA_ONLY_QUERIES
 from dbt.adapters.sparkdelta.session import (
     SessionSettings,
     delta_coordinates,

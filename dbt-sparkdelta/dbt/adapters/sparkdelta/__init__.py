@@ -6,7 +6,8 @@ working; dispatch looks for `sparkdelta__` macros first, then `spark__`, then `d
 
 from dbt.adapters.base import AdapterPlugin
 
-from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager, SparkDeltaCredentials
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.credentials import SparkDeltaCredentials
 from dbt.adapters.sparkdelta.impl import SparkDeltaAdapter
 from dbt.include import sparkdelta
 

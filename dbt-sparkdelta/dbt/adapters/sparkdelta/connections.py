@@ -1,14 +1,13 @@
-"""Credentials and connections: dbt-spark's, with the embedded Delta session started here, SQL
-over Spark Connect (method `connect`), and Delta's write conflicts retried or explained."""
+"""Connections: dbt-spark's, with the embedded Delta session started here, SQL over Spark Connect
+(method `connect`), a timeout on Thrift sockets, and Delta's write conflicts retried or
+explained (retry.py). The profile is credentials.py; error texts are errors.py."""
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection, ConnectionState
@@ -17,17 +16,28 @@ from dbt.adapters.exceptions import FailedToConnectError
 from dbt.adapters.spark.connections import (
     SparkConnectionManager,
     SparkConnectionMethod,
-    SparkCredentials,
 )
-from dbt_common.dataclass_schema import StrEnum
 from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.sparkdelta import spark_connect
+from dbt.adapters.sparkdelta.credentials import (
+    SparkDeltaConnectionMethod,
+)
+from dbt.adapters.sparkdelta.errors import (
+    LOST_ERROR_CLASS,
+    connect_error_message,
+    jvm_error_message,
+    lost_connection,
+    open_error_message,
+    without_jvm_stack,
+)
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
     classify,
     conflict_message,
+    describe_statement,
+    is_retried,
     run_with_retry,
 )
 
@@ -36,218 +46,6 @@ logger = AdapterLogger("SparkDelta")
 
 class ConnectOpenError(FailedToConnectError):
     """A Spark Connect session could not be opened (the message says why and what to do)."""
-
-
-class SparkDeltaConnectionMethod(StrEnum):
-    """dbt-spark's methods plus `connect` (SQL through Spark Connect). Members compare equal
-    to dbt-spark's (both are str), so dbt-spark's checks of `method` keep working."""
-
-    THRIFT = "thrift"
-    HTTP = "http"
-    ODBC = "odbc"
-    SESSION = "session"
-    CONNECT = "connect"
-
-
-DELTA_METADATA_ONLY_QUERIES = "spark.databricks.delta.optimizeMetadataQuery.enabled"
-
-
-@dataclass
-class SparkDeltaCredentials(SparkCredentials):
-    # dbt validates the profile against this enum: a typo lists the valid methods.
-    method: SparkDeltaConnectionMethod = None  # type: ignore[assignment]
-    # Spark Connect endpoint: of the `connect` method (else sc://<host>:<port>), and of Python
-    # models submitted with `spark_connect`. dbt-spark's `token` is its bearer token (only
-    # ever from the environment) and `use_ssl` asks for TLS.
-    spark_connect_url: str | None = None
-    # Default submission method of Python models (`session` or `spark_connect`); when unset,
-    # `session` for the session method and `spark_connect` for every remote method.
-    python_submission_method: str | None = None
-    # Seconds one Thrift call may block (connect, handshake, each poll); None: forever. A
-    # stopped or hung endpoint then fails the run instead of hanging it.
-    socket_timeout: int | None = None
-    # The embedded session (method `session`): where its metastore, warehouse and logs live
-    # (relative to the project directory; default .sparkdelta) and the JVM's log level. Spark
-    # settings go in dbt-spark's `server_side_parameters`.
-    session_home: str | None = None
-    spark_log_level: str | None = None
-    # Where managed tables live when not under session_home: a path or a URI (s3a://...).
-    warehouse_dir: str | None = None
-    # A spark-defaults.conf style file of Spark settings that override all others.
-    spark_conf_file: str | None = None
-    # Attempts of a Delta write that lost a data conflict (MERGE, INSERT INTO, OPTIMIZE).
-    conflict_retries: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.method == SparkConnectionMethod.SESSION and self.host is None:
-            self.host = "localhost"  # dbt-spark insists on a host even in-process
-        if self.method == SparkDeltaConnectionMethod.CONNECT:
-            if not self.spark_connect_url and not self.host:
-                raise DbtRuntimeError(
-                    "The connect method needs `spark_connect_url: sc://host:15002` (or `host` "
-                    "and `port`) in the profile."
-                )
-            if self.spark_connect_url:
-                try:
-                    self.host = spark_connect.url_host(self.spark_connect_url)
-                except spark_connect.ConnectUrlError as exc:
-                    raise DbtRuntimeError(str(exc)) from None
-            else:
-                self.spark_connect_url = f"sc://{self.host}:{self.port}"
-        # An unset environment variable renders as ''; PyHive refuses any password, even an
-        # empty one, outside LDAP and CUSTOM auth.
-        self.token = self.token or None
-        self.password = self.password or None
-        super().__post_init__()
-        if self.method != SparkConnectionMethod.SESSION:
-            # Spark's Thrift server and Spark Connect turn on the java.time API in their
-            # sessions, where Delta 4.0.1's metadata-only MIN/MAX of a date or timestamp column
-            # (e.g. an incremental filter's `max(updated_at)`) fails with a ClassCastException.
-            self.server_side_parameters.setdefault(DELTA_METADATA_ONLY_QUERIES, "false")
-
-    def connect_url(self) -> str | None:
-        """The Spark Connect URL with the token: of the connect method, or of Python models
-        (`spark_connect_url`, else SPARK_REMOTE). Secret: show `redact(url)` only."""
-        url = self.spark_connect_url or os.environ.get("SPARK_REMOTE")
-        if not url:
-            return None
-        tls = self.use_ssl and self.method == SparkDeltaConnectionMethod.CONNECT
-        return spark_connect.with_token(url, self.token, use_ssl=tls)
-
-    @property
-    def type(self) -> str:
-        return "sparkdelta"
-
-
-def without_jvm_stack(message: str) -> str:
-    """A Spark error as the user needs it: the message, without py4j's preamble and the JVM
-    stack trace (dbt-spark passes both through; the full error stays in dbt's debug log)."""
-    lines = []
-    for line in message.strip().splitlines():
-        # Spark Connect appends the server's stack after "JVM stacktrace:".
-        if re.match(r"\s*(at [\w$.<>]+\(|\.\.\. \d+ more|JVM stacktrace:)", line):
-            break
-        lines.append(line)
-    text = "\n".join(lines).strip()
-    text = re.sub(r"^An error occurred while calling o\d+\.\w+\.\s*:?\s*", "", text)
-    text = re.sub(r"^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): ", "", text).strip() or message
-    text = without_query_plan(text)
-    # A failed write task reports only "Task failed while writing rows"; the reason (a bad
-    # value, a constraint) is the innermost "Caused by:" of the JVM stack.
-    causes = re.findall(r"^Caused by: (?:[\w$]+\.)+[\w$]*(?:Exception|Error): (.+)$", message, re.M)
-    if causes and re.search(r"TASK_WRITE_FAILED|Job aborted|Task failed", text):
-        text = f"{text}\nCaused by: {causes[-1].strip()}"
-    return text
-
-
-# PySpark 4.0.1 rebuilds the message of a JVM error from Spark's own list of error classes,
-# which lacks Delta's (DELTA_*): building it fails, and what reaches Python is this.
-LOST_ERROR_CLASS = "Cannot find main error class"
-
-
-def jvm_error_message(exc: BaseException, max_depth: int = 12) -> str | None:
-    """The JVM's own message of the error behind `exc` (e.g. Delta's DELTA_MERGE_UNRESOLVED_
-    EXPRESSION with the column it could not resolve), when PySpark lost it.
-
-    PySpark raises its INTERNAL_ERROR while converting the original py4j error, so the original
-    is in the chain of causes and contexts of the exception dbt-spark raises: its JVM exception
-    (`java_exception`, or `_origin` of an already converted one) still has the message. None
-    when no exception of the chain has a usable one."""
-    seen: set[int] = set()
-    pending: list[BaseException | None] = [exc]
-    while pending and len(seen) < max_depth:
-        current = pending.pop(0)
-        if current is None or id(current) in seen:
-            continue
-        seen.add(id(current))
-        for attribute in ("java_exception", "_origin"):
-            java = getattr(current, attribute, None)
-            if java is None:
-                continue
-            try:
-                message = str(java.getMessage() or "")
-            except Exception:  # a dead gateway: the caller keeps PySpark's message
-                continue
-            if message and LOST_ERROR_CLASS not in message:
-                return message
-        pending += [current.__cause__, current.__context__]
-    return None
-
-
-def without_query_plan(message: str) -> str:
-    """Spark appends the logical plan to an analysis error (";\n'Project [...]\n+- ..."):
-    dozens of lines that bury the one that names the missing column or table."""
-    found = re.search(r";\n'?[A-Z]\w*(?: \[|\s|$)", message)
-    return message[: found.start()].rstrip() if found else message
-
-
-def lost_connection(message: str) -> bool:
-    return bool(
-        re.search(
-            r"TTransportException|Connection lost|Connection refused|Connection reset|"
-            r"Broken pipe|timed out|TSocket read 0 bytes|Could not connect",
-            message,
-            re.I,
-        )
-    )
-
-
-# gRPC's words for an endpoint that is gone, and Spark Connect's for a server session that no
-# longer exists because the endpoint restarted.
-_CONNECT_LOST = re.compile(
-    r"StatusCode\.UNAVAILABLE|failed to connect to all addresses|Socket closed|RETRIES_EXCEEDED|"
-    r"INVALID_HANDLE\.SESSION_(?:CHANGED|NOT_FOUND|CLOSED)",
-    re.I,
-)
-
-
-def connect_error_message(message: str, url: str, token_set: bool) -> str:
-    """A Spark Connect failure as the user needs it: refused for its token, or a lost endpoint
-    (naming the URL and what to do); other errors unchanged."""
-    if re.search(r"UNAUTHENTICATED|authentication token", message, re.I):
-        given = "an invalid" if token_set else "no"
-        return (
-            f"The Spark Connect endpoint {url} refused the client: it sent {given} token "
-            f"({_first_line(message)}). Set the profile's `token` (from an environment variable, "
-            "e.g. `{{ env_var('SPARK_CONNECT_TOKEN') }}`) to the endpoint's "
-            "spark.connect.authenticate.token."
-        )
-    if _CONNECT_LOST.search(message) or lost_connection(message):
-        return (
-            f"Lost the connection to the Spark Connect endpoint {url} (stopped, restarted or "
-            "not reachable); the statement may not have run, and the endpoint's session state "
-            "(temporary views, settings) is gone. Check that the endpoint is up and "
-            f"rerun. Cause: {_first_line(message)}"
-        )
-    return message
-
-
-def open_error_message(message: str, credentials: Any, url: str) -> str:
-    """Why a Spark Connect session could not be opened, and what to do."""
-    shown = spark_connect.redact(url)
-    explained = connect_error_message(message, shown, bool(credentials.token))
-    if explained.startswith("The Spark Connect endpoint"):  # refused for its token
-        return explained
-    if explained.startswith("Lost the connection"):
-        text = (
-            f"Could not reach the Spark Connect endpoint {shown} within "
-            f"connect_timeout={credentials.connect_timeout}s: is it running "
-            f"and is the URL right? Cause: {_first_line(message)}"
-        )
-        if credentials.token and spark_connect.url_host(url) != "localhost":
-            text += (
-                " With a token, PySpark speaks TLS to every host but `localhost`: put a TLS "
-                "proxy in front of the endpoint, or use host `localhost` on its machine."
-            )
-        return text
-    return f"Could not open a Spark Connect session on {shown}: {explained}"
-
-
-def _first_line(message: str) -> str:
-    details = re.search(r'details = "([^"]+)"', message)
-    if details:
-        return details.group(1)
-    return next((line.strip() for line in message.splitlines() if line.strip()), message)
 
 
 _socket_patch = threading.Lock()
@@ -271,32 +69,6 @@ def thrift_socket_timeout(seconds: int) -> Iterator[None]:
             yield
         finally:
             tsocket.TSocket = original
-
-
-_LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
-_STATEMENT = re.compile(
-    r"(?P<verb>merge\s+(?:with\s+schema\s+evolution\s+)?into|insert\s+into(?:\s+table)?"
-    r"|insert\s+overwrite(?:\s+table)?|optimize|create\s+or\s+replace\s+table"
-    r"|create\s+table(?:\s+if\s+not\s+exists)?|delete\s+from|update|alter\s+table"
-    r"|vacuum|restore\s+table|reorg\s+table|truncate\s+table)\s+(?P<table>[`\w.]+)",
-    re.I,
-)
-# Statements that are safe to run again after a data conflict: Delta re-plans them against
-# the new snapshot, so a retry equals running after the other writer (see retry.py).
-RETRIED_VERBS = ("merge", "insert into", "optimize")
-
-
-def describe_statement(sql: str) -> tuple[str | None, str | None]:
-    """(verb, table) of a Delta write, e.g. ("merge into", "`s`.`t`"); (None, None) else."""
-    found = _STATEMENT.match(_LEADING_COMMENTS.sub("", sql, count=1))
-    if not found:
-        return None, None
-    verb = re.sub(r"\s+", " ", found.group("verb").lower())
-    return verb, found.group("table")
-
-
-def is_retried(verb: str | None) -> bool:
-    return verb is not None and verb.startswith(RETRIED_VERBS)
 
 
 class SparkDeltaConnectionManager(SparkConnectionManager):

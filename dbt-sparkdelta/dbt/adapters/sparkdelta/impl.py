@@ -4,12 +4,9 @@ change-feed protocol, and Python models on open-source Spark."""
 from __future__ import annotations
 
 import builtins
-import datetime
-import decimal
 import json
 import re
 import subprocess
-import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
@@ -22,8 +19,9 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import change_feed
-from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager, without_query_plan
+from dbt.adapters.sparkdelta import change_feed, seeds
+from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
+from dbt.adapters.sparkdelta.errors import short_error_message
 from dbt.adapters.sparkdelta.python_submissions import (
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
@@ -36,7 +34,6 @@ from dbt.adapters.sparkdelta.spark_connect import ConnectConnectionWrapper
 # column userMetadata).
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
-MAX_ERROR_CHARS = 800  # an operation's report line per table
 # dbt-spark's default file format is Parquet; this adapter's is Delta, for every node that
 # writes data (`dbt clone` runs models, seeds and snapshots too).
 DEFAULT_FILE_FORMAT = "delta"
@@ -245,52 +242,28 @@ class SparkDeltaAdapter(SparkAdapter):
         return str(getattr(self.config.credentials.method, "value", self.config.credentials.method))
 
     @available
-    def load_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str:
-        """Load a seed's rows into `relation` through the embedded SparkSession, without
-        writing any value into SQL text: the rows become a DataFrame of text columns (None for
-        an empty cell), registered as a temporary view, and one INSERT ... SELECT casts each
-        column to its type (one Delta commit). Returns the statement, for the compiled file."""
-        from pyspark.sql.types import StringType, StructField, StructType
+    def load_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str | None:
+        """Load a seed's rows into `relation` as a DataFrame (seeds.py); None when this method
+        has no SparkSession to send them through (dbt-spark's loader then runs)."""
+        route = self._seed_route()
+        if route is None:
+            return None
+        return seeds.load_rows(self, route, relation, agate_table, types)
 
+    def _seed_route(self) -> seeds.SeedRoute | None:
+        """The one decision of how seed rows travel, per connection method (see seeds.py)."""
         from dbt.adapters.sparkdelta.session import active_session
 
-        session = self._connect_session() or self._seed_connect_session() or active_session()
-        if session is None:
-            raise DbtRuntimeError(f"Seed {relation}: no SparkSession in this process to load it.")
-        columns = [f"c{index}" for index in range(len(agate_table.column_names))]
-        schema = StructType([StructField(name, StringType(), True) for name in columns])
-        rows = [tuple(seed_value_text(value) for value in row) for row in agate_table.rows]
-        view = f"sparkdelta_seed_{uuid.uuid4().hex}"
-        casts = ", ".join(
-            f"cast(`{name}` as {data_type})" for name, data_type in zip(columns, types, strict=True)
-        )
-        sql = f"insert into {relation} select {casts} from {view}"
-        session.createDataFrame(rows, schema).createOrReplaceTempView(view)
-        try:
-            if self.connection_method() == "thrift":
-                session.sql(sql).collect()  # the view lives in the Connect session
-            else:
-                self.execute(sql)
-        finally:
-            session.catalog.dropTempView(view)
-        return sql
-
-    @available
-    def loads_seeds_as_dataframes(self) -> bool:
-        """Seeds load through a SparkSession (load_seed_rows): on `session`, `connect`, and
-        `thrift` with a Spark Connect endpoint (`spark_connect_url`) beside it."""
         method = self.connection_method()
-        if method == "thrift":
-            return bool(self.config.credentials.connect_url())
-        return method in ("session", "connect")
-
-    def _seed_connect_session(self) -> Any:
-        """On `thrift`, the Spark Connect session of `spark_connect_url`: PyHive would write
-        every value into INSERT text, slowly (minutes for 30,000 rows)."""
-        if self.connection_method() != "thrift":
-            return None
+        if method == "session":
+            return seeds.SeedRoute(active_session(), shared=False)
+        if method == "connect":
+            return seeds.SeedRoute(self._connect_session(), shared=False)
         credentials = self.config.credentials
-        return shared_connect_session(credentials, credentials.connect_url())
+        if method == "thrift" and credentials.connect_url():
+            session = shared_connect_session(credentials, credentials.connect_url())
+            return seeds.SeedRoute(session, shared=True)
+        return None
 
     def _connect_session(self) -> Any:
         """The Spark Connect session of this thread's connection (method `connect`), else None."""
@@ -397,38 +370,3 @@ def properties_from_detail(detail: Mapping[str, Any]) -> dict[str, str] | None:
     for feature in detail.get("tableFeatures") or []:
         properties[FEATURE_PREFIX + str(feature)] = "supported"
     return properties
-
-
-def seed_value_text(value: Any) -> str | None:
-    """A seed cell (as agate parsed it) as the text Spark casts to the column's type: None stays
-    None (NULL), numbers in plain notation, dates and timestamps in ISO form."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, datetime.timedelta):
-        return str(value.total_seconds())
-    return str(value)
-
-
-def short_error_message(message: str) -> str:
-    """The useful sentence of a Spark error, without the Thrift or JVM stack around it."""
-    found = re.search(
-        r"Error running query: (?:[\w.$]+(?:Exception|Error): )?(.+?)(?::\d+:\d+'|$)", message, re.S
-    )
-    text = found.group(1) if found else message
-    # "[CODE] org.x.AnalysisException: [CODE] text" -> "[CODE] text"
-    text = re.sub(r"\[[A-Z0-9_.]+\] (?=[\w.$]+(?:Exception|Error): )", "", text)
-    text = re.sub(r"[\w.$]+(?:Exception|Error): ", "", text)
-    text = without_query_plan(text.replace("\\n", "\n"))
-    text = re.sub(r"\s+", " ", text).strip()
-    if len(text) <= MAX_ERROR_CHARS:
-        return text
-    # Cut at a word, and say that it was cut; dbt's debug log has the whole message.
-    return text[:MAX_ERROR_CHARS].rsplit(" ", 1)[0] + " [...]"

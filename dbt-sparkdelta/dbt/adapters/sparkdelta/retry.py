@@ -169,3 +169,30 @@ def run_with_retry(
                 on_retry(attempt, conflict, wait)
             sleep(wait)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+# Which statements are Delta writes, and which of them are retried.
+_LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
+_STATEMENT = re.compile(
+    r"(?P<verb>merge\s+(?:with\s+schema\s+evolution\s+)?into|insert\s+into(?:\s+table)?"
+    r"|insert\s+overwrite(?:\s+table)?|optimize|create\s+or\s+replace\s+table"
+    r"|create\s+table(?:\s+if\s+not\s+exists)?|delete\s+from|update|alter\s+table"
+    r"|vacuum|restore\s+table|reorg\s+table|truncate\s+table)\s+(?P<table>[`\w.]+)",
+    re.I,
+)
+# Statements that are safe to run again after a data conflict: Delta re-plans them against
+# the new snapshot, so a retry equals running after the other writer (see retry.py).
+RETRIED_VERBS = ("merge", "insert into", "optimize")
+
+
+def describe_statement(sql: str) -> tuple[str | None, str | None]:
+    """(verb, table) of a Delta write, e.g. ("merge into", "`s`.`t`"); (None, None) else."""
+    found = _STATEMENT.match(_LEADING_COMMENTS.sub("", sql, count=1))
+    if not found:
+        return None, None
+    verb = re.sub(r"\s+", " ", found.group("verb").lower())
+    return verb, found.group("table")
+
+
+def is_retried(verb: str | None) -> bool:
+    return verb is not None and verb.startswith(RETRIED_VERBS)
