@@ -29,7 +29,6 @@ import pytest
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta import retry
-from lakehouse.dbt_runner import environment
 from lakehouse.delta.log import DeltaLog
 from python_tests.conftest import PROJECT_DIR, RELIABILITY, unique_schema
 from python_tests.integration.conftest import DbtProject
@@ -914,21 +913,10 @@ def test_no_credentials_in_committed_files():
 @pytest.fixture(scope="class")
 def thrift(tmp_path_factory):
     """A Spark Thrift + Connect endpoint of its own (own LAKEHOUSE_HOME and free ports)."""
-    from lakehouse import endpoint
-    from python_tests.conftest import free_port
+    from python_tests.conftest import endpoint_env, running_test_endpoint
 
-    home = tmp_path_factory.mktemp("reliability_endpoint")
-    env = {
-        "LAKEHOUSE_HOME": str(home),
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-        "LAKEHOUSE_DRIVER_MEMORY": "2g",
-    }
-    with environment(env):
-        settings = endpoint.EndpointSettings.from_env()
-    endpoint.start(settings, timeout=400)
-    yield settings
-    endpoint.stop(settings)
+    with running_test_endpoint(endpoint_env(tmp_path_factory)) as settings:
+        yield settings
 
 
 class ThriftClients:
