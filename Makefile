@@ -32,7 +32,7 @@ test: $(INSTALLED)
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
 ## secrets; and incremental = full refresh = an independent recompute over long random sequences.
 test-reliability: $(INSTALLED)
-	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/test_reliability.py \
+	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/reliability \
 		python_tests/integration/test_equivalence.py
 
 ## The project on a Spark standalone cluster started here (a master and two 1-core workers on

@@ -12,6 +12,8 @@ import os
 import socket
 import uuid
 from collections import Counter
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,32 +47,49 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_test_endpoint(tmp_path_factory, connect_token: str | None = None, memory: str = "2g"):
-    """The project's endpoint (`lakehouse endpoint start`) with its own LAKEHOUSE_HOME and free
-    ports, so it never meets the pytest session's embedded Spark or another endpoint. Skips
-    (loudly, like every Delta test) when the Delta jars cannot be resolved. Stop it with
-    `lakehouse.endpoint.stop(settings)`."""
+def endpoint_env(
+    tmp_path_factory,
+    connect_token: str | None = None,
+    memory: str = "2g",
+    home: Path | None = None,
+    **extra: str,
+) -> dict[str, str]:
+    """The environment of a test endpoint: its own LAKEHOUSE_HOME and free ports, so it never
+    meets the pytest session's embedded Spark or another endpoint; `extra` variables (LDAP, a
+    metastore, a cluster master) come last and win."""
+    return {
+        "LAKEHOUSE_HOME": str(home or tmp_path_factory.mktemp("endpoint_home")),
+        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
+        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
+        "LAKEHOUSE_DRIVER_MEMORY": memory,
+        # Set even when empty: a token exported in the shell must not reach the endpoint.
+        "LAKEHOUSE_CONNECT_TOKEN": connect_token or "",
+        **extra,
+    }
+
+
+@contextmanager
+def running_test_endpoint(env: Mapping[str, str], timeout: int = 400) -> Iterator:
+    """The project's endpoint (`lakehouse endpoint start`) on `env` (see `endpoint_env`),
+    stopped when the block ends, however it ends. Skips (loudly, like every Delta test) when
+    the Delta jars cannot be resolved. Yields its `EndpointSettings`."""
     from lakehouse import endpoint
     from lakehouse.dbt_runner import environment
     from lakehouse.processes import ProcessError
 
-    env = {
-        "LAKEHOUSE_HOME": str(tmp_path_factory.mktemp("endpoint_home")),
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-        "LAKEHOUSE_DRIVER_MEMORY": memory,
-        "LAKEHOUSE_CONNECT_TOKEN": connect_token or "",
-    }
     with environment(env):
         settings = endpoint.EndpointSettings.from_env()
     try:
-        endpoint.start(settings, timeout=400)
+        print(f"\nendpoint {endpoint.start(settings, timeout=timeout)}")
     except ProcessError as exc:
         if "could not be resolved" in str(exc):
             _delta_unavailable.append(str(exc))
             pytest.skip(f"{_SKIP_REASON}: {exc}")
         raise
-    return settings
+    try:
+        yield settings
+    finally:
+        print(f"endpoint {endpoint.stop(settings)}")
 
 
 @pytest.fixture(scope="session")

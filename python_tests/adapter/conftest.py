@@ -26,7 +26,7 @@ from dbt.tests.fixtures.project import *  # noqa: F403 (dbt-tests-adapter's fixt
 from dbt.tests.util import write_file
 
 from lakehouse.settings import session_settings
-from python_tests.conftest import start_test_endpoint
+from python_tests.conftest import endpoint_env, running_test_endpoint
 
 TARGETS = ("session", "connect", "thrift")
 TARGET = os.environ.get("SPARKDELTA_TEST_TARGET") or "session"
@@ -48,11 +48,8 @@ def suite_endpoint(tmp_path_factory):
     """The project's Thrift + Spark Connect endpoint for the remote targets, with a Connect
     token (so every connection of the suite also proves the token path)."""
     token = secrets.token_urlsafe(24)
-    settings = start_test_endpoint(tmp_path_factory, connect_token=token)
-    yield settings, token
-    from lakehouse import endpoint
-
-    endpoint.stop(settings)
+    with running_test_endpoint(endpoint_env(tmp_path_factory, connect_token=token)) as settings:
+        yield settings, token
 
 
 @pytest.fixture(scope="class")

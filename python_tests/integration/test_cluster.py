@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
-from lakehouse import cluster, endpoint
+from lakehouse import cluster
 from lakehouse.dbt_runner import environment
-from python_tests.conftest import PROJECT_DIR, free_port
+from python_tests.conftest import PROJECT_DIR, endpoint_env, free_port, running_test_endpoint
 from python_tests.shop_reference import (
     COLUMNS,
     KEYS,
@@ -128,24 +128,17 @@ def test_the_embedded_pipeline_runs_on_the_executors(running_cluster, delta_spar
     assert_tables_match_the_reference(delta_spark, home / "warehouse")
 
 
-def test_the_endpoint_runs_on_the_cluster(running_cluster, delta_spark, tmp_path):
+def test_the_endpoint_runs_on_the_cluster(running_cluster, delta_spark, tmp_path, tmp_path_factory):
     """The thrift target on a cluster: bronze landed over Spark Connect, `dbt build` over
     Thrift, Python models over Spark Connect; every query runs on the executors."""
     home = tmp_path / "endpoint"
-    ports = {
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-    }
-    env = {
-        "LAKEHOUSE_HOME": str(home),
-        "LAKEHOUSE_SPARK_MASTER": running_cluster.master_url,
-        "LAKEHOUSE_DRIVER_MEMORY": "1g",
-        **ports,
-    }
-    with environment(env):
-        settings = endpoint.EndpointSettings.from_env()
-    print(f"\nendpoint {endpoint.start(settings)}")
-    try:
+    env = endpoint_env(
+        tmp_path_factory,
+        memory="1g",
+        home=home,
+        LAKEHOUSE_SPARK_MASTER=running_cluster.master_url,
+    )
+    with running_test_endpoint(env, timeout=300) as settings:
         run_lakehouse(
             home,
             {
@@ -157,6 +150,4 @@ def test_the_endpoint_runs_on_the_cluster(running_cluster, delta_spark, tmp_path
         (app,) = applications(running_cluster, "lakehouse-endpoint")
         assert app["state"] == "RUNNING"
         assert_executors_ran_tasks_with_delta(running_cluster, app)
-    finally:
-        print(f"endpoint {endpoint.stop(settings)}")
     assert_tables_match_the_reference(delta_spark, home / "warehouse")

@@ -14,7 +14,7 @@ import pytest
 
 from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
-from python_tests.conftest import start_test_endpoint, unique_schema
+from python_tests.conftest import endpoint_env, running_test_endpoint, unique_schema
 from python_tests.integration.conftest import SCRATCH_PROJECT_YML, DbtProject, ScratchProject
 
 pytestmark = [pytest.mark.endpoint, pytest.mark.connect]
@@ -27,9 +27,8 @@ def token() -> str:
 
 @pytest.fixture(scope="module")
 def running_endpoint(tmp_path_factory, token):
-    settings = start_test_endpoint(tmp_path_factory, connect_token=token)
-    yield settings
-    endpoint.stop(settings)
+    with running_test_endpoint(endpoint_env(tmp_path_factory, connect_token=token)) as settings:
+        yield settings
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse import endpoint
 from lakehouse.dbt_runner import DbtRunner, environment
-from python_tests.conftest import PROJECT_DIR, free_port
+from python_tests.conftest import PROJECT_DIR, endpoint_env, free_port, running_test_endpoint
 
 pytestmark = pytest.mark.auth
 SLAPD, LDAPADD = Path("/usr/sbin/slapd"), shutil.which("ldapadd")
@@ -95,22 +94,17 @@ def ldap(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ldap_endpoint(ldap, tmp_path_factory):
-    env = {
-        "LAKEHOUSE_HOME": str(tmp_path_factory.mktemp("auth_endpoint")),
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-        "LAKEHOUSE_DRIVER_MEMORY": "1g",
-        "LAKEHOUSE_THRIFT_AUTH": "LDAP",
-        "LAKEHOUSE_LDAP_URL": ldap.url,
-        "LAKEHOUSE_LDAP_BASE_DN": PEOPLE,
-        "LAKEHOUSE_THRIFT_USER": ldap.user,
-        "LAKEHOUSE_THRIFT_PASSWORD": ldap.password,
-    }
-    with environment(env):
-        settings = endpoint.EndpointSettings.from_env()
-    print(f"\nendpoint {endpoint.start(settings)}")
-    yield settings, env
-    endpoint.stop(settings)
+    env = endpoint_env(
+        tmp_path_factory,
+        memory="1g",
+        LAKEHOUSE_THRIFT_AUTH="LDAP",
+        LAKEHOUSE_LDAP_URL=ldap.url,
+        LAKEHOUSE_LDAP_BASE_DN=PEOPLE,
+        LAKEHOUSE_THRIFT_USER=ldap.user,
+        LAKEHOUSE_THRIFT_PASSWORD=ldap.password,
+    )
+    with running_test_endpoint(env, timeout=300) as settings:
+        yield settings, env
 
 
 def thrift_query(settings, user: str, password: str | None, auth: str = "LDAP") -> list:

@@ -16,12 +16,7 @@ import pytest
 from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
 from lakehouse.processes import ProcessError
-from python_tests.conftest import (
-    _SKIP_REASON,
-    _delta_unavailable,
-    free_port,
-    unique_schema,
-)
+from python_tests.conftest import endpoint_env, free_port, running_test_endpoint, unique_schema
 from python_tests.integration.conftest import DbtProject
 
 pytestmark = pytest.mark.endpoint
@@ -29,24 +24,8 @@ pytestmark = pytest.mark.endpoint
 
 @pytest.fixture(scope="module")
 def running_endpoint(tmp_path_factory):
-    home = tmp_path_factory.mktemp("endpoint_home")
-    env = {
-        "LAKEHOUSE_HOME": str(home),
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-        "LAKEHOUSE_DRIVER_MEMORY": "1g",
-    }
-    with environment(env):
-        settings = endpoint.EndpointSettings.from_env()
-    try:
-        endpoint.start(settings, timeout=300)
-    except ProcessError as exc:
-        if "could not be resolved" in str(exc):
-            _delta_unavailable.append(str(exc))
-            pytest.skip(f"{_SKIP_REASON}: {exc}")
-        raise
-    yield settings
-    endpoint.stop(settings)
+    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g"), timeout=300) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,12 @@ import pytest
 
 from lakehouse import endpoint, metastore
 from lakehouse.dbt_runner import environment
-from lakehouse.processes import ProcessError
 from python_tests.conftest import (
     _SKIP_REASON,
     _delta_unavailable,
+    endpoint_env,
     free_port,
+    running_test_endpoint,
     unique_schema,
 )
 
@@ -118,24 +119,11 @@ def project(shared) -> Path:
 
 
 @pytest.fixture(scope="module")
-def running_endpoint(shared):
-    env = {
-        **shared["env"],
-        "LAKEHOUSE_HOME": str(shared["home"] / "endpoint"),
-        "LAKEHOUSE_THRIFT_PORT": str(free_port()),
-        "LAKEHOUSE_SPARK_CONNECT_PORT": str(free_port()),
-    }
-    with environment(env):
-        settings = endpoint.EndpointSettings.from_env()
-    try:
-        endpoint.start(settings, timeout=400)
-    except ProcessError as exc:
-        if "could not be resolved" in str(exc):
-            _delta_unavailable.append(str(exc))
-            pytest.skip(f"{_SKIP_REASON}: {exc}")
-        raise
-    yield settings
-    endpoint.stop(settings)
+def running_endpoint(shared, tmp_path_factory):
+    # Its home in the tests' shared directory, removed with it.
+    env = endpoint_env(tmp_path_factory, home=shared["home"] / "endpoint", **shared["env"])
+    with running_test_endpoint(env) as settings:
+        yield settings
 
 
 class Thrift:

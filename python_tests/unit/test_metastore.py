@@ -162,7 +162,7 @@ def test_exports_name_the_password_file_not_the_password(monkeypatch):
 
 
 def test_missing_packages_are_named(monkeypatch, tmp_path):
-    monkeypatch.setattr(metastore.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(metastore.server.glob, "glob", lambda pattern: [])
     with pytest.raises(metastore.MetastoreError, match="apt-get install -y postgresql"):
         metastore.server_binaries()
     with pytest.raises(metastore.MetastoreError, match="libpostgresql-jdbc-java"):
