@@ -102,7 +102,7 @@ class TestOptimize:
         assert project.detail("events").numFiles == 4  # partition a: 3 -> 1, b untouched
         last = project.history("events")[0]
         assert last.operation == "OPTIMIZE"
-        assert "p IN (a)" in last.operationParameters["predicate"]  # Delta: ["('p IN (a))"]
+        assert "p IN (a)" in last.operationParameters["predicate"]  # Delta: ["'p IN (a)"]
         operation(project, "optimize_tables", {"pattern": "events"})
         assert project.detail("events").numFiles == 2
         assert project.count("events") == 6
