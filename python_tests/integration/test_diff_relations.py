@@ -214,3 +214,19 @@ class TestDiffRelations:
         assert not outcome.success
         assert "give key" in outcome.error and "unique_key" in outcome.error
         assert "primary_key" in outcome.error, outcome.error
+
+    def test_a_model_name_takes_its_relation_and_its_unique_key(self, tables):
+        p = tables
+        # int_orders_deduplicated has unique_key='order_id'; its relation is in p.schema.
+        for name, status in (("int_orders_deduplicated", "'shipped'"), ("orders_prod", "'open'")):
+            p.spark.sql(
+                f"create or replace table {p.relation(name)} using delta as "
+                f"select id as order_id, case when id = 2 then {status} else 'open' end as status "
+                "from range(1, 5) as r(id)"
+            )
+        args = {"a": "int_orders_deduplicated", "b": f"{p.schema}.orders_prod"}
+        result = diff_result(p.run_operation("diff_relations", args))
+        assert result["a"] == f"{p.schema}.int_orders_deduplicated"
+        assert result["key"] == ["order_id"]
+        assert (result["changed"], result["unchanged"]) == (1, 3)
+        assert [s["key"] for s in result["samples"]["changed"]] == [{"order_id": 2}]

@@ -181,29 +181,26 @@
 {#- The key columns: the argument, else a's (then b's) model unique_key, else its contract's
     primary key; validated names. -#}
 {% macro _diff_key(key, side_a, side_b) %}
+  {#- A `set` inside a loop does not outlive it in Jinja: the found key goes into lists. -#}
   {%- set names = _as_list(key, 'diff_relations argument key') -%}
-  {%- set source = 'argument key' -%}
-  {%- if not names -%}
-    {%- for node in [side_a.node, side_b.node] if node is not none and not names -%}
-      {%- set unique_key = node.config.get('unique_key') -%}
-      {%- if unique_key -%}
-        {%- set names = _as_list(unique_key, node.name ~ "'s unique_key") -%}
-        {%- set source = node.name ~ "'s unique_key" -%}
-      {%- else -%}
-        {%- set primary = [] -%}
-        {%- for constraint in node.get('constraints', []) if constraint.type == 'primary_key' -%}
-          {%- do primary.extend(constraint.columns or []) -%}
+  {%- set source = ['argument key'] -%}
+  {%- for node in [side_a.node, side_b.node] if node is not none and not names -%}
+    {%- set unique_key = node.config.get('unique_key') -%}
+    {%- if unique_key -%}
+      {%- do names.extend(_as_list(unique_key, node.name ~ "'s unique_key")) -%}
+      {%- do source.append(node.name ~ "'s unique_key") -%}
+    {%- else -%}
+      {%- for constraint in node.get('constraints', []) if constraint.type == 'primary_key' -%}
+        {%- do names.extend(constraint.columns or []) -%}
+      {%- endfor -%}
+      {%- for column in node.get('columns', {}).values() -%}
+        {%- for constraint in column.get('constraints', []) if constraint.type == 'primary_key' -%}
+          {%- do names.append(column.name) -%}
         {%- endfor -%}
-        {%- for column in node.get('columns', {}).values() -%}
-          {%- for constraint in column.get('constraints', []) if constraint.type == 'primary_key' -%}
-            {%- do primary.append(column.name) -%}
-          {%- endfor -%}
-        {%- endfor -%}
-        {%- set names = primary -%}
-        {%- set source = node.name ~ "'s primary_key constraint" -%}
-      {%- endif -%}
-    {%- endfor -%}
-  {%- endif -%}
+      {%- endfor -%}
+      {%- do source.append(node.name ~ "'s primary_key constraint") -%}
+    {%- endif -%}
+  {%- endfor -%}
   {%- if not names -%}
     {{ exceptions.raise_compiler_error("diff_relations: no key to match the rows of "
         ~ side_a.relation ~ " and " ~ side_b.relation ~ " by: give key (e.g. --args "
@@ -211,7 +208,7 @@
         ~ "constraint in its contract.") }}
   {%- endif -%}
   {%- for name in names -%}
-    {%- do safe_identifier(name, 'diff_relations key column (from ' ~ source ~ ')') -%}
+    {%- do safe_identifier(name, 'diff_relations key column (from ' ~ source[-1] ~ ')') -%}
   {%- endfor -%}
   {{ return(names | unique | list) }}
 {% endmacro %}
