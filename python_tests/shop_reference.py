@@ -150,7 +150,7 @@ def _rank(table: str, row: Row) -> tuple:
 
     return (
         row["updated_at"],
-        row["_batch_id"],
+        value(row["_batch_id"]),
         OP_RANK[row["_op"]],
         *(value(row[column]) for column in TIE_BREAK[table]),
     )
