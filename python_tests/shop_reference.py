@@ -126,8 +126,10 @@ def rejection(table: str, row: Row) -> str | None:
         return f"{key} is null"
     if row["updated_at"] is None:
         return "updated_at is null"
-    if table == "orders" and row["_op"] != "D" and row["customer_id"] is None:
-        return "customer_id is null"
+    if table == "orders" and row["_op"] != "D":
+        for column in ("customer_id", "status", "ordered_at"):
+            if row[column] is None:
+                return f"{column} is null"
     if table == "order_lines" and row["_op"] != "D" and not (row["quantity"] or 0) > 0:
         return "quantity is not positive"
     return None
