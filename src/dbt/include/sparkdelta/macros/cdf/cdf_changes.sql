@@ -11,7 +11,7 @@
   error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
 -#}
 {% macro cdf_changes(upstream) %}
-  {%- if not execute or load_relation(upstream) is none -%}
+  {%- if not execute or not upstream.schema or load_relation(upstream) is none -%}
     {#-- parsing, linting, compiling before the upstream is built, a unit test's fixture: the
          shape only, over the relation as it is (no version to read it at) --#}
     {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': none})) }}
