@@ -2,7 +2,9 @@
 silver and gold tables from bronze rows, in plain Python (none of the project's SQL).
 
 The batches concentrate on a few keys, so the cases the models' YAML documents happen often:
-a bad newest change (NULL customer_id, quantity <= 0, NULL key or updated_at, an unknown op),
+a bad newest change (NULL customer_id, status or ordered_at, quantity <= 0, NULL key or
+updated_at, an unknown op), batch ids lower than an earlier batch's, repeated or NULL, keys
+moving between parents, the largest quantities and prices of the bronze types,
 late changes older than the state already merged, ties on updated_at inside a batch, deletes
 followed by re-inserts in one batch and across batches, deletes of keys never seen, updates of
 keys whose insert was quarantined, re-sent batches and batches that only delete.
@@ -28,6 +30,8 @@ Row = dict
 START = datetime(2026, 3, 1, tzinfo=UTC)
 STATUSES = ["placed", "paid", "shipped", "delivered", "cancelled"]
 OP_RANK = {"I": 1, "U": 2, "D": 3}
+MAX_QUANTITY = 2_147_483_647
+MAX_PRICE = "99999999.99"
 KEYS = {"customers": "customer_id", "orders": "order_id", "order_lines": "order_line_id"}
 # The values that break ties after (updated_at, batch id, op), as the silver models rank them.
 TIE_BREAK = {
@@ -70,10 +74,26 @@ class AdversarialBatches:
                 rows[table].append(self._change(rng, table, key, op, batch_id))
                 if op == "D" and rng.random() < 0.3:  # re-inserted in the same batch
                     rows[table].append(self._change(rng, table, key, "I", batch_id))
+        labels = random.Random(f"{self.seed}:{batch_id}:label")  # the contents' draws unmoved
+        label = self._label(labels, batch_id)
         return {
-            table: [{**row, "_batch_id": batch_id, "_loaded_at": loaded_at} for row in table_rows]
+            table: [
+                {**row, "_batch_id": labels.choice([label] * 30 + [None]), "_loaded_at": loaded_at}
+                for row in table_rows
+            ]
             for table, table_rows in rows.items()
         }
+
+    @staticmethod
+    def _label(rng: random.Random, batch_id: int) -> int | None:
+        """The batch id written in the rows: writers promise no order, so it is sometimes lower
+        than an earlier batch's (a backfill, a second loader), repeats one, or is missing."""
+        kind = rng.choice(["own"] * 5 + ["lower", "repeat", "none"])
+        if batch_id == 0 or kind == "own":
+            return batch_id
+        if kind == "lower":
+            return rng.randrange(batch_id)
+        return batch_id - 1 if kind == "repeat" else None
 
     def _sizes(self) -> dict[str, int]:
         return {"customers": self.customers, "orders": self.orders, "order_lines": self.order_lines}
@@ -98,18 +118,19 @@ class AdversarialBatches:
             }
         elif table == "orders":
             customer = None if rng.random() < 0.15 else rng.randint(1, self.customers)
-            status = rng.choice(STATUSES)
+            status = rng.choice([*STATUSES, None])
             row |= {
-                "customer_id": customer,
-                "status": status.upper() if rng.random() < 0.2 else status,
-                "ordered_at": day,
+                "customer_id": customer,  # moves the order between customers
+                "status": status.upper() if status and rng.random() < 0.2 else status,
+                "ordered_at": None if rng.random() < 0.06 else day,
             }
         else:
             row |= {
-                "order_id": rng.randint(1, self.orders),
+                "order_id": rng.randint(1, self.orders),  # moves the line between orders
                 "product_id": rng.randint(1, 3),
-                "quantity": rng.choice([-2, 0, 1, 1, 2, 3, None]),
-                "unit_price": Decimal(rng.choice(["1.50", "2.00", "9.99"])),
+                # the extremes of the bronze types: int, decimal(10,2)
+                "quantity": rng.choice([-2, 0, 1, 1, 2, 3, None, MAX_QUANTITY]),
+                "unit_price": Decimal(rng.choice(["1.50", "2.00", "9.99", MAX_PRICE])),
             }
         return row
 
@@ -126,8 +147,10 @@ def rejection(table: str, row: Row) -> str | None:
         return f"{key} is null"
     if row["updated_at"] is None:
         return "updated_at is null"
-    if table == "orders" and row["_op"] != "D" and row["customer_id"] is None:
-        return "customer_id is null"
+    if table == "orders" and row["_op"] != "D":
+        for column in ("customer_id", "status", "ordered_at"):
+            if row[column] is None:
+                return f"{column} is null"
     if table == "order_lines" and row["_op"] != "D" and not (row["quantity"] or 0) > 0:
         return "quantity is not positive"
     return None
@@ -150,7 +173,7 @@ def _rank(table: str, row: Row) -> tuple:
 
     return (
         row["updated_at"],
-        row["_batch_id"],
+        value(row["_batch_id"]),
         OP_RANK[row["_op"]],
         *(value(row[column]) for column in TIE_BREAK[table]),
     )

@@ -22,6 +22,9 @@
     ] -%}
     {%- if source_table == 'orders' -%}
         {%- do rules.append(("change_op != 'D' and customer_id is null", 'customer_id is null')) -%}
+        {#- an order without status or date cannot be counted honestly in revenue by date -#}
+        {%- do rules.append(("change_op != 'D' and status is null", 'status is null')) -%}
+        {%- do rules.append(("change_op != 'D' and ordered_at is null", 'ordered_at is null')) -%}
     {%- elif source_table == 'order_lines' -%}
         {%- do rules.append(("change_op != 'D' and (quantity is null or quantity <= 0)",
             'quantity is not positive')) -%}

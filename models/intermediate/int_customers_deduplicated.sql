@@ -11,14 +11,7 @@ ranked as (
         *,
         row_number() over (
             partition by customer_id
-            order by
-                updated_at desc,
-                batch_id desc,
-                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
-                full_name desc,
-                email desc,
-                country_code desc,
-                created_at desc
+            order by {{ shop_change_order('customers') }} desc
         ) as change_rank
     from customer_changes
 ),

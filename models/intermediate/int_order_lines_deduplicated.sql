@@ -1,13 +1,13 @@
 {#-
-  The current state of every order line: its newest good change, merged batch by batch, deletes
+  The current state of every order line: its newest good change, read from the bronze commits
+  made since the version processed last and merged where it beats the merged state, deletes
   kept as tombstones (see int_orders_deduplicated and the model's YAML).
 -#}
 {{
     config(
         materialized='incremental',
-        incremental_strategy='merge',
+        incremental_strategy='cdf',
         unique_key='order_line_id',
-        matched_condition=newer_change_condition(),
         liquid_clustered_by=['order_line_id'],
         optimize_after_build=var('optimize_silver_after_build', false),
         tblproperties={
@@ -21,11 +21,14 @@
 with
 
 line_changes as (
-    select staged.* from {{ ref('stg_shop__order_lines') }} as staged
-    {% if is_incremental() -%}
-        {#- a literal: Delta skips the bronze files of the batches already merged -#}
-        where staged.batch_id > {{ max_column_value(this, 'batch_id', -1) }}
-    {%- endif %}
+    select
+        {{ shop_staged_columns('order_lines') }},
+        _change_type,
+        _commit_version,
+        _cdf_watermark
+    from {{ cdf_changes(source('shop', 'order_lines')) }}
+    {#- bronze is append-only: a row a later commit rewrote counts in its new form -#}
+    where _change_type in ('insert', 'update_postimage', 'snapshot')
 ),
 
 good_changes as (
@@ -38,31 +41,55 @@ ranked as (
         *,
         row_number() over (
             partition by order_line_id
-            order by
-                updated_at desc,
-                batch_id desc,
-                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
-                order_id desc,
-                product_id desc,
-                quantity desc,
-                unit_price desc
+            order by {{ shop_change_order('order_lines') }} desc
         ) as change_rank
     from good_changes
 ),
 
+newest as (
+    select * from ranked
+    where change_rank = 1
+),
+
+winning as (
+    select newest.* from newest
+    {% if is_incremental() -%}
+        {#- a snapshot (no bronze version processed yet) replaces the table: all keys stay -#}
+        left join {{ this }} as merged on newest.order_line_id = merged.order_line_id
+        where
+            newest._change_type = 'snapshot'
+            or merged.order_line_id is null
+            or {{ shop_change_order('order_lines', 'newest') }}
+            > {{ shop_change_order('order_lines', 'merged') }}
+    {%- endif %}
+),
+
 final as (
     select
+        -- ids
         order_line_id,
         order_id,
         product_id,
+
+        -- amounts
         quantity,
         unit_price,
         quantity * unit_price as line_amount,
+
+        -- timestamps
         updated_at,
+
+        -- change log
         change_op = 'D' as is_deleted,
-        batch_id
-    from ranked
-    where change_rank = 1
+        change_op,
+        batch_id,
+
+        -- change feed
+        case _change_type when 'snapshot' then 'snapshot' else 'update_postimage' end
+            as _change_type,
+        _commit_version,
+        _cdf_watermark
+    from winning
 )
 
 select * from final

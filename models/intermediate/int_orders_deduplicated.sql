@@ -1,16 +1,17 @@
 {#-
   The current state of every order: its newest good change (see the model's YAML for the
-  rules). Each run reads only the batches that arrived since the last run and merges their
-  newest change per order; a change older than the state already merged never overwrites it.
-  A delete is kept as a tombstone (is_deleted), so a late, older change cannot bring the order
-  back, and a full refresh gives the same table.
+  rules). Each run reads only the bronze commits made since the version it processed last (the
+  change data feed of the source, up to a version pinned when the run starts) and merges, per
+  order, the newest of their changes where it beats the merged state; the bronze version
+  processed is committed with the MERGE (`cdf` strategy). A delete is kept as a tombstone
+  (is_deleted), so a late, older change cannot bring the order back, and a full refresh gives
+  the same table.
 -#}
 {{
     config(
         materialized='incremental',
-        incremental_strategy='merge',
+        incremental_strategy='cdf',
         unique_key='order_id',
-        matched_condition=newer_change_condition(),
         liquid_clustered_by=['order_id'],
         optimize_after_build=var('optimize_silver_after_build', false),
         tblproperties={
@@ -24,11 +25,14 @@
 with
 
 order_changes as (
-    select staged.* from {{ ref('stg_shop__orders') }} as staged
-    {% if is_incremental() -%}
-        {#- a literal: Delta skips the bronze files of the batches already merged -#}
-        where staged.batch_id > {{ max_column_value(this, 'batch_id', -1) }}
-    {%- endif %}
+    select
+        {{ shop_staged_columns('orders') }},
+        _change_type,
+        _commit_version,
+        _cdf_watermark
+    from {{ cdf_changes(source('shop', 'orders')) }}
+    {#- bronze is append-only: a row a later commit rewrote counts in its new form -#}
+    where _change_type in ('insert', 'update_postimage', 'snapshot')
 ),
 
 good_changes as (
@@ -41,28 +45,53 @@ ranked as (
         *,
         row_number() over (
             partition by order_id
-            order by
-                updated_at desc,
-                batch_id desc,
-                case change_op when 'D' then 3 when 'U' then 2 else 1 end desc,
-                customer_id desc,
-                status desc,
-                ordered_at desc
+            order by {{ shop_change_order('orders') }} desc
         ) as change_rank
     from good_changes
 ),
 
+newest as (
+    select * from ranked
+    where change_rank = 1
+),
+
+winning as (
+    select newest.* from newest
+    {% if is_incremental() -%}
+        {#- a snapshot (no bronze version processed yet) replaces the table: all keys stay -#}
+        left join {{ this }} as merged on newest.order_id = merged.order_id
+        where
+            newest._change_type = 'snapshot'
+            or merged.order_id is null
+            or {{ shop_change_order('orders', 'newest') }}
+            > {{ shop_change_order('orders', 'merged') }}
+    {%- endif %}
+),
+
 final as (
     select
+        -- ids
         order_id,
         customer_id,
+
+        -- attributes
         status,
+
+        -- timestamps
         ordered_at,
         updated_at,
+
+        -- change log
         change_op = 'D' as is_deleted,
-        batch_id
-    from ranked
-    where change_rank = 1
+        change_op,
+        batch_id,
+
+        -- change feed
+        case _change_type when 'snapshot' then 'snapshot' else 'update_postimage' end
+            as _change_type,
+        _commit_version,
+        _cdf_watermark
+    from winning
 )
 
 select * from final

@@ -19,7 +19,8 @@ order_totals as (
         order_id,
         count(*) as line_count,
         sum(quantity) as item_count,
-        sum(line_amount) as order_amount
+        -- Spark's widest decimal: the sum of any number of lines stays exact
+        cast(sum(line_amount) as decimal(38, 2)) as order_amount
     from order_lines
     group by order_id
 ),

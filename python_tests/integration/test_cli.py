@@ -82,3 +82,28 @@ def test_lakehouse_run_output_is_quiet(delta_spark, tmp_path):
         if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
     ]
     assert jvm_noise == []
+
+
+def test_a_copied_home_is_refused_and_the_original_left_alone(delta_spark, tmp_path):
+    """`cp -a` of a built home keeps the metastore's absolute table locations: a session on the
+    copy must refuse to start (the CLI and dbt alike), naming both places, and write nothing."""
+    original, copy = tmp_path / "home", tmp_path / "copy"
+    env = {**os.environ, "LAKEHOUSE_HOME": str(original), "LAKEHOUSE_SCHEMA": "copied_home"}
+    load = [sys.executable, "-m", "lakehouse.cli", "--orders", "20", "load"]
+    built = _run([*load, "--through", "0"], env)
+    assert built.returncode == 0, built.stderr
+    orders_log = original / "warehouse" / "bronze.db" / "orders" / "_delta_log"
+    commits = sorted(orders_log.glob("*.json"))
+    assert commits
+    subprocess.run(["cp", "-a", str(original), str(copy)], check=True)
+
+    env["LAKEHOUSE_HOME"] = str(copy)
+    refused = _run([*load, "--through", "1"], env)
+    assert refused.returncode == 2
+    [message] = [line for line in refused.stderr.splitlines() if line.startswith("error:")]
+    assert str(original / "warehouse") in message and str(copy / "warehouse") in message
+    dbt = _run([sys.executable, "-m", "dbt.cli.main", "run", "-s", "stg_shop__orders"], env)
+    assert dbt.returncode != 0
+    assert str(original / "warehouse") in dbt.stdout and "copied or moved" in dbt.stdout
+    assert sorted(orders_log.glob("*.json")) == commits  # the original's tables: untouched
+    assert not (copy / "warehouse" / "copied_home.db").exists()

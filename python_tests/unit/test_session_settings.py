@@ -166,3 +166,17 @@ def test_the_project_profile_maps_the_cluster_settings(monkeypatch, tmp_path):
     assert conf["spark.sql.warehouse.dir"] == "s3a://lake/warehouse"
     assert conf["spark.cores.max"] == "8"
     assert "spark.executor.memory" not in conf  # unset: Spark's default
+
+
+def test_a_home_whose_metastore_names_another_warehouse_is_refused(tmp_path):
+    from dbt.adapters.sparkdelta.session import SessionHomeMismatch, check_home_not_copied
+
+    warehouse = tmp_path / "home" / "warehouse"
+    # the same place, spelled as Spark and as the settings spell it
+    check_home_not_copied(f"file:{warehouse}", f"{warehouse}/", tmp_path / "metastore_db")
+    check_home_not_copied("s3a://bucket/warehouse/", "s3a://bucket/warehouse", tmp_path)
+    with pytest.raises(SessionHomeMismatch) as refused:
+        check_home_not_copied("file:/old/home/warehouse", str(warehouse), tmp_path / "m")
+    message = str(refused.value)
+    assert "/old/home/warehouse" in message and str(warehouse) in message
+    assert "LAKEHOUSE" not in message  # the adapter does not name the project's settings

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from python_tests.shop_reference import KEYS, AdversarialBatches, rejection
+from python_tests.shop_reference import (
+    KEYS,
+    MAX_PRICE,
+    MAX_QUANTITY,
+    AdversarialBatches,
+    rejection,
+)
 
 # The seeds and sizes of the equivalence tests: the one of `make test`, and the long ones.
-SEQUENCES = [(20261124, 5), (1, 12), (2, 12), (3, 12)]
+SEQUENCES = [(20261124, 5), (1, 12), (2, 12), (8, 12)]
 
 
 def content(tables: dict[str, list[dict]]) -> dict:
@@ -23,8 +29,17 @@ def cases_of(seed: int, batches: int) -> set[str]:
     generator = AdversarialBatches(seed)
     found: set[str] = set()
     seen: dict[tuple, list[dict]] = defaultdict(list)  # (table, key) -> earlier changes
+    labels: list = []  # the batch ids written in earlier batches
     for batch_id, tables in generator.batches(batches - 1):
         changes = [(t, r) for t, rows in tables.items() for r in rows]
+        written = {r["_batch_id"] for _, r in changes}
+        if None in written:
+            found.add("a NULL batch id")
+        if any(b is not None and b in labels for b in written):
+            found.add("a batch id written before")
+        if any(b is not None and any(b < a for a in labels if a is not None) for b in written):
+            found.add("a batch id lower than an earlier one")
+        labels.extend(written)
         if batch_id and changes and all(r["_op"] == "D" for _, r in changes):
             found.add("a batch that only deletes")
         if batch_id and any(
@@ -39,6 +54,23 @@ def cases_of(seed: int, batches: int) -> set[str]:
                 found.add("NULL key")
             if row["updated_at"] is None:
                 found.add("NULL updated_at")
+            if table == "orders" and row["_op"] != "D":
+                found |= {f"NULL {c}" for c in ("status", "ordered_at") if row[c] is None}
+            if table == "order_lines" and row["quantity"] == MAX_QUANTITY:
+                found.add("the largest quantity")
+            if table == "order_lines" and str(row["unit_price"]) == MAX_PRICE:
+                found.add("the largest price")
+            parent = {"orders": "customer_id", "order_lines": "order_id"}.get(table)
+            if (
+                parent
+                and not bad
+                and any(
+                    r[parent] != row[parent]
+                    for r in seen[(table, key)]
+                    if rejection(table, r) is None
+                )
+            ):
+                found.add("a key moving to another parent")
             earlier = seen[(table, key)]
             good_earlier = [r for r in earlier if rejection(table, r) is None]
             if bad and good_earlier:
@@ -67,6 +99,14 @@ def cases_of(seed: int, batches: int) -> set[str]:
 def test_the_sequences_cover_every_documented_case():
     covered = set().union(*(cases_of(seed, n) for seed, n in SEQUENCES))
     assert covered == {
+        "a NULL batch id",
+        "a batch id written before",
+        "a batch id lower than an earlier one",
+        "NULL status",
+        "NULL ordered_at",
+        "the largest quantity",
+        "the largest price",
+        "a key moving to another parent",
         "a batch that only deletes",
         "a re-sent batch",
         "NULL key",

@@ -13,6 +13,7 @@ from pathlib import Path
 from dbt.adapters.sparkdelta.session import (
     DeltaRuntimeUnavailable,
     MetastoreUnavailable,
+    SessionHomeMismatch,
     get_or_create_session,
 )
 from lakehouse.dbt_runner import DbtRunner
@@ -270,6 +271,10 @@ def main(argv: list[str] | None = None) -> int:
                 "(docs/metastore.md)."
             )
         print(f"error: {exc} {hint}", file=sys.stderr)
+        return 2
+    except SessionHomeMismatch as exc:
+        # the session home is LAKEHOUSE_HOME here
+        print(f"error: {exc} In this project the session home is LAKEHOUSE_HOME.", file=sys.stderr)
         return 2
 
 

@@ -6,22 +6,7 @@ source as (
 
 renamed as (
     select
-        -- ids
-        cast(order_line_id as bigint) as order_line_id,
-        cast(order_id as bigint) as order_id,
-        cast(product_id as bigint) as product_id,
-
-        -- amounts
-        cast(quantity as int) as quantity,
-        cast(unit_price as decimal(10, 2)) as unit_price,
-
-        -- timestamps
-        updated_at,
-
-        -- change log
-        _op as change_op,
-        _batch_id as batch_id,
-        _loaded_at as loaded_at
+        {{ shop_staged_columns('order_lines') }}
     from source
 )
 

@@ -39,13 +39,23 @@ def arrow_schema(table: str) -> pa.Schema:
     return pa.schema([(name, _arrow_type(sql_type)) for name, sql_type in bronze_columns(table)])
 
 
+# The change-driven silver models read bronze by Delta version through its change data feed.
+CHANGE_FEED = "delta.enableChangeDataFeed"
+
+
 def create_bronze_tables(spark: SparkSession, schema: str) -> None:
+    """The bronze tables with the change data feed on: created with it, or (a table created
+    before, or by another writer) switched on, which records the changes of later commits."""
     spark.sql(f"create schema if not exists `{schema}`")
     for table in BRONZE_SCHEMAS:
+        name = f"`{schema}`.`{table}`"
         spark.sql(
-            f"create table if not exists `{schema}`.`{table}` ({bronze_ddl_schema(table)}) "
-            "using delta"
+            f"create table if not exists {name} ({bronze_ddl_schema(table)}) "
+            f"using delta tblproperties ('{CHANGE_FEED}' = 'true')"
         )
+        properties = spark.sql(f"show tblproperties {name}").collect()
+        if {row.key: row.value for row in properties}.get(CHANGE_FEED, "false").lower() != "true":
+            spark.sql(f"alter table {name} set tblproperties ('{CHANGE_FEED}' = 'true')")
 
 
 def load_batches(

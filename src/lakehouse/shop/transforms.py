@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from dbt.adapters.sparkdelta.change_feed import (
@@ -15,6 +15,10 @@ from dbt.adapters.sparkdelta.change_feed import (
     state_before,
 )
 
+# Sums of amounts: Spark's widest decimal, so a sum of line amounts (decimal(21,2): an int
+# quantity times a decimal(10,2) price) stays exact; a narrower cast overflows to NULL.
+AMOUNT = "decimal(38,2)"
+
 
 def customer_revenue(orders: DataFrame) -> DataFrame:
     """Order count, revenue and first/last order time per customer, cancelled orders excluded."""
@@ -23,7 +27,7 @@ def customer_revenue(orders: DataFrame) -> DataFrame:
         .groupBy("customer_id")
         .agg(
             F.count("order_id").alias("order_count"),
-            F.sum("order_amount").cast("decimal(18,2)").alias("revenue"),
+            F.sum("order_amount").cast(AMOUNT).alias("revenue"),
             F.min("ordered_at").alias("first_ordered_at"),
             F.max("ordered_at").alias("last_ordered_at"),
         )
@@ -109,7 +113,7 @@ def daily_revenue(lines: DataFrame, orders: DataFrame) -> DataFrame:
     return per_order.groupBy("order_date").agg(
         F.count("order_id").cast("bigint").alias("order_count"),
         F.sum("line_count").cast("bigint").alias("line_count"),
-        F.sum("revenue").cast("decimal(18,2)").alias("revenue"),
+        F.sum("revenue").cast(AMOUNT).alias("revenue"),
     )
 
 
@@ -139,6 +143,14 @@ def _contributions(lines: DataFrame, orders: DataFrame, sign: int) -> DataFrame:
         (F.col("line_count") * sign).alias("line_count"),
         (F.col("revenue") * sign).alias("revenue"),
     )
+
+
+def same_value_in(column: str, values: list) -> Column:
+    """`column` is one of `values`, NULL included (as the MERGE's null-safe match): isin()
+    alone never matches NULL."""
+    present = [value for value in values if value is not None]
+    condition = F.col(column).isin(present)
+    return condition | F.col(column).isNull() if len(present) < len(values) else condition
 
 
 def daily_revenue_changes(
@@ -180,7 +192,7 @@ def daily_revenue_changes(
     # Computed once: the touched dates are read from it, and the run's change rows built on it.
     delta = delta.localCheckpoint()
     dates = [row.order_date for row in delta.select("order_date").distinct().collect()]
-    existing = feed.session.table(feed.target).where(F.col("order_date").isin(dates))
+    existing = feed.session.table(feed.target).where(same_value_in("order_date", dates))
     totals = (
         existing.select("order_date", "order_count", "line_count", "revenue")
         .unionByName(delta)
@@ -188,7 +200,7 @@ def daily_revenue_changes(
         .agg(
             F.sum("order_count").cast("bigint").alias("order_count"),
             F.sum("line_count").cast("bigint").alias("line_count"),
-            F.sum("revenue").cast("decimal(18,2)").alias("revenue"),
+            F.sum("revenue").cast(AMOUNT).alias("revenue"),
         )
     )
     # A date left with no line is deleted; the others get their new totals.

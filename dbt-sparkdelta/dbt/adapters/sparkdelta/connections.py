@@ -193,6 +193,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
 
             from dbt.adapters.sparkdelta.session import (
                 DeltaRuntimeUnavailable,
+                SessionHomeMismatch,
                 SessionSettings,
                 get_or_create_session,
             )
@@ -209,7 +210,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                     getattr(get_flags(), "PROJECT_DIR", None),
                 )
                 get_or_create_session(settings)
-            except DeltaRuntimeUnavailable as exc:
+            except (DeltaRuntimeUnavailable, SessionHomeMismatch) as exc:
                 raise FailedToConnectError(str(exc)) from None
         return super().open(connection)
 

@@ -44,6 +44,10 @@ class MetastoreUnavailable(DeltaRuntimeUnavailable):
     """A metastore database given by its JDBC URL cannot be used (driver, network, schema)."""
 
 
+class SessionHomeMismatch(RuntimeError):
+    """The session home's embedded metastore keeps its tables in another home's warehouse."""
+
+
 METASTORE_URL = "spark.hadoop.javax.jdo.option.ConnectionURL"
 METASTORE_USER = "spark.hadoop.javax.jdo.option.ConnectionUserName"
 METASTORE_PASSWORD = "spark.hadoop.javax.jdo.option.ConnectionPassword"
@@ -339,4 +343,36 @@ def _launch(settings: SessionSettings) -> SparkSession:
     # PySpark logs every failed statement with its JVM stack trace; the caller (dbt) already
     # reports the error, so keep the terminal readable.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
-    return SparkSession.builder.enableHiveSupport().getOrCreate()
+    session = SparkSession.builder.enableHiveSupport().getOrCreate()
+    if not metastore_url:
+        try:
+            check_home_not_copied(
+                session.catalog.getDatabase("default").locationUri,
+                settings.warehouse_dir,
+                settings.metastore_dir,
+            )
+        except SessionHomeMismatch:
+            session.stop()
+            raise
+    return session
+
+
+def _location(uri: str) -> str:
+    """A local path or URI in one spelling: file:/a, file:///a/ and /a are the same."""
+    path = re.sub(r"^file:(//)?", "", uri)
+    return os.path.normpath(path) if path.startswith("/") else uri.rstrip("/")
+
+
+def check_home_not_copied(default_location: str, warehouse_dir: str, metastore_dir: Path) -> None:
+    """The embedded metastore records absolute table locations, and its default database the
+    warehouse it was created with. A session home copied (`cp -a`) or moved keeps them, so a
+    session on the copy would read and write the original's tables: refuse to start."""
+    if _location(default_location) == _location(warehouse_dir):
+        return
+    raise SessionHomeMismatch(
+        f"The metastore in {metastore_dir} keeps its tables under {default_location}, but this "
+        f"session's warehouse is {warehouse_dir}: the session home was copied or moved (or its "
+        f"warehouse setting changed), and a session on it would read and write the tables "
+        f"under {default_location}. Nothing was read or written. Use the session home that "
+        f"holds those tables, or start from an empty session home and rebuild there."
+    )

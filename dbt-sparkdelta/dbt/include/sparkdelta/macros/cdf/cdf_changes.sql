@@ -11,9 +11,10 @@
   error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
 -#}
 {% macro cdf_changes(upstream) %}
-  {%- if not execute or load_relation(upstream) is none -%}
-    {#-- parsing, linting, compiling before the upstream is built: the shape only --#}
-    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': 0})) }}
+  {%- if not execute or not upstream.schema or load_relation(upstream) is none -%}
+    {#-- parsing, linting, compiling before the upstream is built, a unit test's fixture: the
+         shape only, over the relation as it is (no version to read it at) --#}
+    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': none})) }}
   {%- endif -%}
   {%- set target = this if is_incremental() else none -%}
   {{ return(_cdf_rows_sql(upstream,
@@ -29,10 +30,10 @@
 (select
     *,
     'snapshot' as _change_type,
-    cast({{ plan.end }} as bigint) as _commit_version,
+    cast({{ plan.end if plan.end is not none else 0 }} as bigint) as _commit_version,
     cast(null as timestamp) as _commit_timestamp,
     {{ watermark }}
-from {{ upstream }} version as of {{ plan.end }})
+from {{ upstream }}{% if plan.end is not none %} version as of {{ plan.end }}{% endif %})
   {%- else -%}
 (select
     *,

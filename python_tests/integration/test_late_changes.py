@@ -1,0 +1,227 @@
+"""Bronze commits no batch-id watermark could follow, appended by an independent Delta writer
+(plain DataFrame appends, no project code, no idempotency ids): a backfill with a lower batch
+id, NULL batch ids, two loaders with interleaved and equal batch ids, a commit that lands while
+`dbt build` runs, orders without a date or status, and the largest quantity times the largest
+price. After each build the silver and gold tables equal a `--full-refresh` build and the
+independent recompute of python_tests/shop_reference.py; the specific outcomes are checked on
+the rows and on the Delta history.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from lakehouse.shop.bronze import arrow_schema, create_bronze_tables
+from python_tests.integration.test_equivalence import BUILD, Sequence
+
+MAX_QUANTITY = 2_147_483_647  # the bronze column is an int
+MAX_PRICE = Decimal("99999999.99")  # the bronze column is a decimal(10,2)
+
+
+def at(day: int, hour: int = 10) -> datetime:
+    return datetime(2026, 6, day, hour, tzinfo=UTC)
+
+
+FIRST_DAY = at(1, 8)
+
+
+def order(order_id, batch, updated, status="placed", customer=1, ordered=FIRST_DAY, op="U"):
+    return {
+        "order_id": order_id, "customer_id": customer, "status": status, "ordered_at": ordered,
+        "updated_at": updated, "_op": op, "_batch_id": batch, "_loaded_at": at(28),
+    }  # fmt: skip
+
+
+def line(line_id, order_id, batch, updated, quantity=1, price="10.00", op="U"):
+    return {
+        "order_line_id": line_id, "order_id": order_id, "product_id": 1, "quantity": quantity,
+        "unit_price": Decimal(price), "updated_at": updated, "_op": op, "_batch_id": batch,
+        "_loaded_at": at(28),
+    }  # fmt: skip
+
+
+class LateChanges(Sequence):
+    def __init__(self, spark, tmp_path_factory):
+        super().__init__(spark, tmp_path_factory, seed=26, batches=1)
+        create_bronze_tables(spark, self.incremental.bronze_schema)
+
+    def append(self, table: str, rows: list[dict]) -> int:
+        """One plain Delta append (one commit); returns the bronze version it made."""
+        import pyarrow as pa
+
+        name = f"`{self.incremental.bronze_schema}`.`{table}`"
+        frame = self.spark.createDataFrame(pa.Table.from_pylist(rows, schema=arrow_schema(table)))
+        frame.write.format("delta").mode("append").saveAsTable(name)
+        return self.spark.sql(f"describe history {name} limit 1").first().version
+
+    def build_both(self, after: str) -> None:
+        self.incremental.dbt(*BUILD)
+        self.full_refresh.dbt(*BUILD, "--full-refresh")
+        self.check(after_batch=after)
+
+    def order_row(self, order_id: int):
+        [row] = self.incremental.rows(
+            f"select * from {self.incremental.relation('int_orders_deduplicated')} "
+            f"where order_id = {order_id}"
+        )
+        return row
+
+    def revenue(self, table: str, where: str) -> list:
+        return self.incremental.rows(f"select * from {self.incremental.relation(table)} {where}")
+
+
+@pytest.fixture(scope="module")
+def late(delta_spark, tmp_path_factory) -> LateChanges:
+    sequence = LateChanges(delta_spark, tmp_path_factory)
+    sequence.append("customers", [
+        {"customer_id": c, "full_name": "Ann", "email": "a@x.nl", "country_code": "NL",
+         "created_at": at(1, 0), "updated_at": at(1, 0), "_op": "I", "_batch_id": 0,
+         "_loaded_at": at(1, 0)}
+        for c in (1, 2)
+    ])  # fmt: skip
+    sequence.append("orders", [
+        order(1091, 12, at(2), status="delivered", op="I"),
+        order(1093, 12, at(2), op="I"),
+        order(1094, 12, at(2), op="I"),
+    ])  # fmt: skip
+    sequence.append("order_lines", [
+        line(1, 1091, 12, at(2), op="I", price="864.78"),
+        line(2, 1093, 12, at(2), op="I"),
+        line(3, 1094, 12, at(2), op="I"),
+    ])  # fmt: skip
+    sequence.build_both(after="initial")
+    return sequence
+
+
+def test_backfill_with_a_lower_batch_id_wins_when_newer(late):
+    # batch 12 is merged; a valid, newer update arrives under batch id 2 (a backfill)
+    late.append("orders", [order(1091, 2, at(3), status="cancelled")])
+    late.build_both(after="backfill")
+    assert (late.order_row(1091).status, late.order_row(1091).batch_id) == ("cancelled", 2)
+    fct = late.revenue("fct_orders", "where order_id = 1091")
+    assert [r.status for r in fct] == ["cancelled"]
+    # the cancelled order's revenue (864.78) left its date: the lines of 1093 and 1094 remain
+    [day] = late.revenue("fct_daily_revenue", "where order_date = '2026-06-01'")
+    assert (day.order_count, day.revenue) == (2, Decimal("20.00"))
+
+
+def test_null_batch_id_change_is_merged_and_ranks_lowest_on_a_tie(late):
+    late.append("orders", [order(1093, None, at(4), status="paid")])
+    # same updated_at as a change with a batch id: the batch id wins, NULL is the lowest
+    late.append("orders", [order(1094, None, at(5), status="shipped")])
+    late.append("orders", [order(1094, 1, at(5), status="paid")])
+    late.build_both(after="null batch ids")
+    assert (late.order_row(1093).status, late.order_row(1093).batch_id) == ("paid", None)
+    assert (late.order_row(1094).status, late.order_row(1094).batch_id) == ("paid", 1)
+
+
+def test_two_loaders_with_interleaved_and_equal_batch_ids(late):
+    # loader A numbers 7, loader B 3: B's change is newer and wins despite the lower id
+    late.append("orders", [order(1093, 7, at(6), status="shipped")])
+    late.append("orders", [order(1093, 3, at(7), status="delivered")])
+    late.build_both(after="loaders interleaved")
+    assert late.order_row(1093).status == "delivered"
+    # both number 5 with the same updated_at, in commits merged by different runs: the rule's
+    # last tie-breaks decide (D > U > I, then the larger values), whichever run saw them
+    late.append("orders", [order(1094, 5, at(8), status="delivered")])
+    late.build_both(after="loader A, batch 5")
+    late.append("orders", [order(1094, 5, at(8), status="cancelled")])
+    late.build_both(after="loader B, batch 5")
+    assert late.order_row(1094).status == "delivered"  # 'delivered' > 'cancelled'
+
+
+def test_batch_appended_during_build_is_read_by_the_next_run_once(late):
+    bronze = f"{late.incremental.bronze_schema}.orders"
+    appended: list[int] = []
+
+    def append_while_building(event) -> None:
+        # after the model compiled (its bronze version is pinned), before its MERGE commits
+        if event.info.name != "NodeExecuting":
+            return
+        if event.data.node_info.unique_id.endswith(".int_orders_deduplicated"):
+            appended.append(late.append("orders", [order(1095, 1, at(9), op="I")]))
+
+    # a change the run reads, so that it commits; the bronze version it pins is this one
+    pinned = late.append("orders", [order(1093, 8, at(9), status="cancelled")])
+    late.incremental.runner.invoke(*BUILD, callbacks=[append_while_building])
+    assert appended == [pinned + 1]
+    history = late.incremental.history("int_orders_deduplicated")
+    watermark = json.loads(history[0].userMetadata)["sparkdelta_cdf_watermark"]
+    assert watermark == {bronze: pinned}
+    assert late.incremental.count("int_orders_deduplicated", "order_id = 1095") == 0
+    assert late.order_row(1093).status == "cancelled"
+
+    late.append("order_lines", [line(4, 1095, 1, at(9), op="I")])
+    late.build_both(after="a batch appended during a build")
+    history = late.incremental.history("int_orders_deduplicated")
+    assert json.loads(history[0].userMetadata)["sparkdelta_cdf_watermark"] == {bronze: pinned + 1}
+    # merged once: one change-feed row of order 1095 in silver since the run that missed it
+    merged = late.incremental.rows(
+        f"select _change_type from table_changes('{late.incremental.schema}."
+        f"int_orders_deduplicated', {history[1].version + 1}) where order_id = 1095"
+    )
+    assert [r._change_type for r in merged] == ["insert"]
+
+
+def test_orders_without_date_or_status_are_quarantined_in_every_build(late):
+    late.append("orders", [order(1096, 20, at(10), ordered=None, op="I")])
+    late.append("order_lines", [line(5, 1096, 20, at(10), op="I", price="864.78")])
+    late.build_both(after="a NULL ordered_at")
+    late.append("orders", [order(1097, 21, at(10), ordered=None, op="I")])
+    late.append("orders", [order(1098, 21, at(10), status=None, op="I")])
+    late.append("order_lines", [line(6, 1097, 21, at(10), op="I", price="1012.15")])
+    late.build_both(after="a second NULL ordered_at, a NULL status")
+    reasons = late.incremental.rows(
+        f"select record_id, rejection_reason from "
+        f"{late.incremental.relation('int_shop_rows_quarantined')} where record_id >= 1096"
+    )
+    assert sorted(tuple(r) for r in reasons) == [
+        (1096, "ordered_at is null"), (1097, "ordered_at is null"), (1098, "status is null"),
+    ]  # fmt: skip
+    assert late.revenue("fct_daily_revenue", "where order_date is null") == []
+    late.incremental.dbt("test", "-s", "fct_daily_revenue", "int_orders_deduplicated")
+
+
+def test_largest_quantity_times_largest_price_sums_exactly(late):
+    amount = MAX_QUANTITY * MAX_PRICE
+    late.append("orders", [order(1099, 30, at(11), customer=2, ordered=at(20, 8), op="I")])
+    late.append("order_lines", [
+        line(7, 1099, 30, at(11), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
+        line(8, 1099, 30, at(11), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
+    ])  # fmt: skip
+    late.build_both(after="the largest amounts")
+    [fct_order] = late.revenue("fct_orders", "where order_id = 1099")
+    assert fct_order.order_amount == 2 * amount
+    assert fct_order.item_count == 2 * MAX_QUANTITY
+    lines = late.revenue("fct_order_lines", "where order_id = 1099")
+    assert [r.line_amount for r in lines] == [amount, amount]
+    [day] = late.revenue("fct_daily_revenue", "where order_date = '2026-06-20'")
+    assert day.revenue == 2 * amount
+    [customer] = late.revenue("fct_customer_revenue", "where customer_id = 2")
+    assert customer.revenue == 2 * amount
+    # a second build adds to the same date and customer: still exact, never NULL or stale
+    late.append("orders", [order(1100, 31, at(12), customer=2, ordered=at(20, 9), op="I")])
+    late.append("order_lines", [
+        line(9, 1100, 31, at(12), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
+    ])  # fmt: skip
+    late.build_both(after="the largest amounts, again")
+    [day] = late.revenue("fct_daily_revenue", "where order_date = '2026-06-20'")
+    assert (day.order_count, day.revenue) == (2, 3 * amount)
+    [customer] = late.revenue("fct_customer_revenue", "where customer_id = 2")
+    assert customer.revenue == 3 * amount
+
+
+def test_change_feed_is_switched_on_for_existing_bronze_tables(delta_spark):
+    from python_tests.conftest import unique_schema
+
+    schema = unique_schema("old_bronze")
+    delta_spark.sql(f"create schema `{schema}`")
+    delta_spark.sql(f"create table `{schema}`.`orders` (order_id bigint) using delta")
+    create_bronze_tables(delta_spark, schema)
+    for table in ("orders", "order_lines"):
+        properties = delta_spark.sql(f"show tblproperties `{schema}`.`{table}`").collect()
+        assert {r.key: r.value for r in properties}["delta.enableChangeDataFeed"] == "true"
