@@ -17,7 +17,7 @@
 -#}
 {% macro get_diff_relations_sql(a, b, key, columns, version=none, timestamp=none, tolerance=none,
     numeric_columns=none, text_columns=none, samples=none) %}
-  {%- set as_of = _time_travel_clause(version, timestamp, 'diff_relations of ' ~ b) -%}
+  {%- set as_of = delta_ops._time_travel_clause(version, timestamp, 'diff_relations of ' ~ b) -%}
   {%- set numeric = (numeric_columns or []) | map('lower') | list if tolerance is not none else [] -%}
   {%- set text = (text_columns or []) | map('lower') | list -%}
   {%- set key_select, exact_parts, column_select, on = [], [], [], [] -%}
@@ -28,7 +28,7 @@
   {%- set flags, tolerant_flags = [], [] -%}
   {%- for c in columns -%}
     {%- set i = loop.index0 -%}
-    {%- set value = _diff_value(c, c | lower in text) -%}
+    {%- set value = delta_ops._diff_value(c, c | lower in text) -%}
     {%- do column_select.append(value ~ ' as __c' ~ i) -%}
     {%- if c | lower in numeric -%}
       {%- set flag = 'not coalesce(try_subtract(a.__c' ~ i ~ ', b.__c' ~ i ~ ') between -' ~ tolerance
@@ -100,9 +100,9 @@ ranked as (
         __kind as kind,
         to_json(
             named_struct(
-                'key', named_struct({% for k in key %}{{ _diff_string(k) }}, __k{{ loop.index0 }}{{ ', ' if not loop.last }}{% endfor %}),
+                'key', named_struct({% for k in key %}{{ delta_ops._diff_string(k) }}, __k{{ loop.index0 }}{{ ', ' if not loop.last }}{% endfor %}),
                 'columns', case when __kind = 'changed' then filter(
-                    array({% for c in columns %}case when __d{{ loop.index0 }} then {{ _diff_string(c) }} end, {% endfor %}cast(null as string)),
+                    array({% for c in columns %}case when __d{{ loop.index0 }} then {{ delta_ops._diff_string(c) }} end, {% endfor %}cast(null as string)),
                     x -> x is not null
                 ) else cast(array() as array<string>) end
             ),

@@ -26,7 +26,7 @@
     {%- do predicates.append(terms[0] if terms | length == 1 else '(' ~ terms | join(' or ') ~ ')') -%}
   {%- endfor -%}
   {%- set columns = [] -%}
-  {%- for column in _as_list(zorder_by, 'optimize zorder_by') -%}
+  {%- for column in delta_ops._as_list(zorder_by, 'optimize zorder_by') -%}
     {%- do columns.append(safe_identifier(column, 'optimize zorder_by column')) -%}
   {%- endfor -%}
   {%- set sql = 'optimize ' ~ relation -%}

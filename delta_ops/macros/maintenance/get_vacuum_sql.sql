@@ -2,7 +2,7 @@
 {% macro get_vacuum_sql(relation, retain_hours=none, lite=false, dry_run=true) %}
   {%- set sql = 'vacuum ' ~ relation -%}
   {%- if retain_hours is not none -%}
-    {%- set sql = sql ~ ' retain ' ~ _hours(retain_hours, 'vacuum retain_hours') ~ ' hours' -%}
+    {%- set sql = sql ~ ' retain ' ~ delta_ops._hours(retain_hours, 'vacuum retain_hours') ~ ' hours' -%}
   {%- endif -%}
   {%- if lite -%}{%- set sql = sql ~ ' lite' -%}{%- endif -%}
   {%- if dry_run -%}{%- set sql = sql ~ ' dry run' -%}{%- endif -%}

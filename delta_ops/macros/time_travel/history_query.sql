@@ -11,10 +11,10 @@
       ~ "cast(null as string) as operation, cast(null as string) as operation_parameters, "
       ~ "cast(null as string) as operation_metrics, cast(null as bigint) as read_version where false" -%}
   {%- if not execute -%}{{ return(empty) }}{%- endif -%}
-  {%- if relation is string -%}{%- set relation = relation_from_name(relation) -%}{%- endif -%}
+  {%- if relation is string -%}{%- set relation = delta_ops.relation_from_name(relation) -%}{%- endif -%}
   {%- set history = run_query('describe history ' ~ relation) -%}
   {%- set rows = [] -%}
-  {%- for entry in _rows_as_dicts(history) -%}
+  {%- for entry in delta_ops._rows_as_dicts(history) -%}
     {%- do rows.append('(' ~ [
         'cast(' ~ (entry.version | int) ~ ' as bigint)',
         'timestamp ' ~ sql_string(entry.timestamp),

@@ -4,10 +4,10 @@
   `relation` is a Relation (ref/source) or a 'schema.table' name.
 -#}
 {% macro relation_as_of(relation, version=none, timestamp=none) %}
-  {%- if relation is string -%}{%- set relation = relation_from_name(relation) -%}{%- endif -%}
+  {%- if relation is string -%}{%- set relation = delta_ops.relation_from_name(relation) -%}{%- endif -%}
   {%- if version is none and timestamp is none -%}
     {{ exceptions.raise_compiler_error(
         "relation_as_of(" ~ relation ~ "): give version or timestamp.") }}
   {%- endif -%}
-  {{ return(relation ~ _time_travel_clause(version, timestamp, 'relation_as_of(' ~ relation ~ ')')) }}
+  {{ return(relation ~ delta_ops._time_travel_clause(version, timestamp, 'relation_as_of(' ~ relation ~ ')')) }}
 {% endmacro %}

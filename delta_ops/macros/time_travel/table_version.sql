@@ -4,7 +4,7 @@
 -#}
 {% macro table_version(relation) %}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
-  {%- if relation is string -%}{%- set relation = relation_from_name(relation) -%}{%- endif -%}
+  {%- if relation is string -%}{%- set relation = delta_ops.relation_from_name(relation) -%}{%- endif -%}
   {%- set result = run_query('describe history ' ~ relation ~ ' limit 1') -%}
   {{ return(result.rows[0]['version'] | int) }}
 {% endmacro %}
