@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
-	test-cluster test-auth test-metastore lint fix clean interop bench \
+	test-cluster test-auth test-metastore lint fix clean interop bench bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
@@ -92,6 +92,11 @@ interop: $(INSTALLED)
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m lakehouse.bench.run
+
+## The analyst's loop (docs/analyst.md) timed at the default scale, and a 1M-row diff against a
+## full scan of both sides: docs/bench/analyst.md. Wants the machine to itself, as `bench` does.
+bench-analyst: $(INSTALLED)
+	$(BIN)/python -m lakehouse.bench.analyst
 
 PYTHON_DIRS := src dbt-sparkdelta python_tests models
 

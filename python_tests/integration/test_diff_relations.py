@@ -213,7 +213,7 @@ class TestDiffRelations:
         outcome = p.run_operation("diff_relations", args)
         assert not outcome.success
         assert "give key" in outcome.error and "unique_key" in outcome.error
-        assert "primary_key" in outcome.error, outcome.error
+        assert "primary_key" in outcome.error and "unique test" in outcome.error, outcome.error
 
     def test_a_model_name_takes_its_relation_and_its_unique_key(self, tables):
         p = tables

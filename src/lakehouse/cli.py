@@ -1,6 +1,7 @@
 """`lakehouse` command: load bronze data (`load`), run the project's main job in one Spark process
-(`run`), inspect a Delta table's log (`inspect`), and run the local Spark endpoint (`endpoint`),
-standalone cluster (`cluster`) and shared Hive metastore (`metastore`)."""
+(`run`), an analyst's development schema (`dev`), inspect a Delta table's log (`inspect`), and
+run the local Spark endpoint (`endpoint`), standalone cluster (`cluster`) and shared Hive
+metastore (`metastore`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dbt.adapters.sparkdelta.session import (
     get_or_create_session,
 )
 from lakehouse.dbt_runner import DbtRunner
-from lakehouse.settings import profile_output, session_settings
+from lakehouse.settings import prod_state_dir, profile_output, session_settings
 from lakehouse.shop.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
 from lakehouse.shop.generator import ShopGenerator
 from lakehouse.summary import delta_versions, render_summary
@@ -57,9 +58,11 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job: land the initial batch and `dbt build`; land the first change batch and
-    `dbt build` again; then show what Delta did with that batch."""
+    `dbt build` again; then show what Delta did with that batch. A production build: dbt's
+    artifacts go to the production state folder, where the analyst's loop finds them."""
     project_dir = _project_dir(args)
-    dbt = DbtRunner(project_dir, project_dir, bronze_schema=args.bronze_schema)
+    state = prod_state_dir(project_dir)
+    dbt = DbtRunner(project_dir, project_dir, bronze_schema=args.bronze_schema, target_path=state)
     schema = profile_output(os.environ.get("LAKEHOUSE_TARGET") or "local", project_dir)["schema"]
     spark = _session(args)
     load_batches(spark, _generator(args), args.bronze_schema, 0)
@@ -70,6 +73,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not dbt.invoke("build", expect_success=False).success:
         return 1
     print(render_summary(spark, schema, before, delta_versions(spark, schema)))
+    print(f"production state (for --state/--defer and `lakehouse dev`): {state}/manifest.json")
+    return 0
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    """The analyst's loop in the development schema: clone, build, diff, drop."""
+    from lakehouse.dev import DevLoop, DevLoopError, footprint, human_bytes
+
+    try:
+        loop = DevLoop.from_env(_project_dir(args))
+        if args.action == "clone":
+            spark = _session(args)
+            result, seconds = loop.clone(refresh=args.refresh)
+            done = [r for r in result.result if r.status == "success"]
+            used = footprint(spark, loop.dev_schema)
+            print(
+                f"dev schema {loop.dev_schema}: {len(done)} relations cloned from "
+                f"{loop.prod_schema} in {seconds:.1f} s; its {used.tables} Delta tables wrote "
+                f"{human_bytes(used.data_bytes)} of data files and {human_bytes(used.log_bytes)} "
+                "of Delta log (shallow clones read production's files)"
+                + (f"; not measured: {', '.join(used.unmeasured)}" if used.unmeasured else "")
+            )
+        elif args.action == "build":
+            options = ["--select", args.select] if args.select else []
+            loop.build(*options, *(["--full-refresh"] if args.full_refresh else []))
+        elif args.action == "diff":
+            return 0 if loop.diff(args.model, args.key, args.fail_on_diff).success else 1
+        else:
+            loop.drop(dry_run=not args.yes)
+    except DevLoopError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -215,6 +250,29 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="load batch 0, `dbt build`, load batch 1, `dbt build`, show a summary"
     )
     run.set_defaults(func=cmd_run)
+
+    dev = commands.add_parser(
+        "dev",
+        help="your development schema (LAKEHOUSE_DEV_SCHEMA, else dev_<user>): clone "
+        "production into it, build what you changed, diff a model against production, drop it",
+    )
+    steps = dev.add_subparsers(dest="action", required=True)
+    clone = steps.add_parser("clone", help="shallow-clone production's relations into it")
+    clone.add_argument("--refresh", action="store_true", help="re-clone existing tables too")
+    build = steps.add_parser(
+        "build", help="dbt build state:modified+ in it, deferring the rest to production"
+    )
+    build.add_argument("-s", "--select", help="dbt's --select instead of state:modified+")
+    build.add_argument("--full-refresh", action="store_true", help="dbt's --full-refresh")
+    diff = steps.add_parser("diff", help="a keyed data diff of a model: production vs. yours")
+    diff.add_argument("model", help="the model to compare, e.g. fct_orders")
+    diff.add_argument("--key", action="append", help="a key column (repeat; default unique_key)")
+    diff.add_argument(
+        "--fail-on-diff", action="store_true", help="exit non-zero when anything differs (CI)"
+    )
+    drop = steps.add_parser("drop", help="drop it (a dry run unless --yes)")
+    drop.add_argument("--yes", action="store_true", help="really drop it")
+    dev.set_defaults(func=cmd_dev)
 
     inspect = commands.add_parser("inspect", help="report a Delta table's transaction log")
     inspect.add_argument("table", help="a table path (no Spark needed) or a schema.table name")

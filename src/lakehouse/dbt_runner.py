@@ -7,6 +7,7 @@ project's profile, optional throw-away schemas and their own target/log director
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +16,35 @@ from pathlib import Path
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
 from lakehouse.settings import PROJECT_DIR
+
+# What a copy of the project needs to build (see `copy_project`).
+PROJECT_FILES = (
+    "dbt_project.yml",
+    "profiles.yml",
+    "packages.yml",
+    "package-lock.yml",
+    "models",
+    "macros",
+    "seeds",
+    "snapshots",
+    "tests",
+)
+
+
+def copy_project(destination: Path, project_dir: Path = PROJECT_DIR) -> Path:
+    """A copy of the project's dbt files in `destination`, to edit without touching the
+    repository (a scenario test, a benchmark); the operations package linked as `dbt deps`
+    installs it."""
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in PROJECT_FILES:
+        source = project_dir / name
+        if source.is_dir():
+            shutil.copytree(source, destination / name)
+        else:
+            shutil.copy(source, destination / name)
+    (destination / "dbt_packages").mkdir()
+    (destination / "dbt_packages" / "delta_ops").symlink_to(project_dir / "delta_ops")
+    return destination
 
 
 class DbtFailed(RuntimeError):
@@ -51,7 +81,8 @@ def failures(result: dbtRunnerResult) -> str:
 @dataclass
 class DbtRunner:
     """The project's dbt, in-process. `schema`/`bronze_schema` point it at other schemas
-    (LAKEHOUSE_SCHEMA, LAKEHOUSE_BRONZE_SCHEMA); `work_dir` holds target/ and logs/."""
+    (LAKEHOUSE_SCHEMA, LAKEHOUSE_BRONZE_SCHEMA); `work_dir` holds target/ and logs/;
+    `target_path` puts dbt's artifacts elsewhere (a production build's state)."""
 
     project_dir: Path = PROJECT_DIR
     profiles_dir: Path = PROJECT_DIR
@@ -59,18 +90,20 @@ class DbtRunner:
     bronze_schema: str | None = None
     work_dir: Path | None = None
     quiet: bool = False
+    target_path: Path | None = None
 
     @property
     def target_dir(self) -> Path:
-        return (self.work_dir or self.project_dir) / "target"
+        return self.target_path or (self.work_dir or self.project_dir) / "target"
 
     def invoke(
         self, *args: str, expect_success: bool = True, callbacks: list | None = None
     ) -> dbtRunnerResult:
         """Run dbt with `args`; `callbacks` receive dbt's events (as dbtRunner's)."""
         options = ["--project-dir", str(self.project_dir), "--profiles-dir", str(self.profiles_dir)]
-        if self.work_dir is not None:
+        if self.work_dir is not None or self.target_path is not None:
             options += ["--target-path", str(self.target_dir)]
+        if self.work_dir is not None:
             options += ["--log-path", str(self.work_dir / "logs")]
         if self.quiet:
             options.append("--quiet")

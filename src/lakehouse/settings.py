@@ -51,3 +51,13 @@ def session_settings(project_dir: Path = PROJECT_DIR) -> SessionSettings:
 def home(project_dir: Path = PROJECT_DIR) -> Path:
     """LAKEHOUSE_HOME: the metastore, warehouse, logs and the endpoint's state."""
     return session_settings(project_dir).home
+
+
+def prod_state_dir(project_dir: Path = PROJECT_DIR) -> Path:
+    """LAKEHOUSE_PROD_STATE: where every production build leaves its dbt artifacts (its
+    `--target-path`), so an analyst's `--state`/`--defer` finds production's manifest.json.
+    Default: `prod-state/` in LAKEHOUSE_HOME, beside the warehouse it describes."""
+    configured = os.environ.get("LAKEHOUSE_PROD_STATE")
+    if configured:
+        return Path(configured).expanduser().resolve()
+    return home(project_dir) / "prod-state"

@@ -179,7 +179,7 @@
 
 
 {#- The key columns: the argument, else a's (then b's) model unique_key, else its contract's
-    primary key; validated names. -#}
+    primary key, else the columns of its one unique test; validated names. -#}
 {% macro _diff_key(key, side_a, side_b) %}
   {#- A `set` inside a loop does not outlive it in Jinja: the found key goes into lists. -#}
   {%- set names = _as_list(key, 'diff_relations argument key') -%}
@@ -200,17 +200,44 @@
       {%- endfor -%}
       {%- do source.append(node.name ~ "'s primary_key constraint") -%}
     {%- endif -%}
+    {%- if not names -%}
+      {%- set tested = _diff_unique_tests(node) -%}
+      {%- if tested | length > 1 -%}
+        {{ exceptions.raise_compiler_error("diff_relations: " ~ node.name ~ " has several unique "
+            ~ "tests (" ~ tested | map('join', ', ') | join('; ') ~ "): give key, e.g. --args "
+            ~ "'{..., key: [" ~ tested[0] | join(', ') ~ "]}'.") }}
+      {%- endif -%}
+      {%- do names.extend(tested[0] if tested else []) -%}
+      {%- do source.append(node.name ~ "'s unique test") -%}
+    {%- endif -%}
   {%- endfor -%}
   {%- if not names -%}
     {{ exceptions.raise_compiler_error("diff_relations: no key to match the rows of "
         ~ side_a.relation ~ " and " ~ side_b.relation ~ " by: give key (e.g. --args "
-        ~ "'{..., key: [order_id]}'), or set the model's unique_key config or a primary_key "
-        ~ "constraint in its contract.") }}
+        ~ "'{..., key: [order_id]}'), or give the model a unique_key config, a primary_key "
+        ~ "constraint in its contract, or a unique test.") }}
   {%- endif -%}
   {%- for name in names -%}
     {%- do safe_identifier(name, 'diff_relations key column (from ' ~ source[-1] ~ ')') -%}
   {%- endfor -%}
   {{ return(names | unique | list) }}
+{% endmacro %}
+
+
+{#- The column lists of the model's uniqueness tests: dbt's `unique` (one column) and
+    dbt_utils' `unique_combination_of_columns`. -#}
+{% macro _diff_unique_tests(node) %}
+  {%- set found = [] -%}
+  {%- for test in graph.nodes.values() if test.resource_type == 'test'
+      and test.get('attached_node') == node.unique_id and test.get('test_metadata') -%}
+    {%- set kwargs = test.test_metadata.kwargs -%}
+    {%- if test.test_metadata.name == 'unique' and (test.column_name or kwargs.column_name) -%}
+      {%- do found.append([test.column_name or kwargs.column_name]) -%}
+    {%- elif test.test_metadata.name == 'unique_combination_of_columns' -%}
+      {%- do found.append(kwargs.combination_of_columns | list) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(found) }}
 {% endmacro %}
 
 

@@ -1,0 +1,173 @@
+"""The analyst's loop end to end (docs/analyst.md), on the embedded target and on the endpoint
+(`thrift`): production built at a known batch, its state kept; a development schema of shallow
+clones; a model's SQL edited; a slim build of what changed; a keyed diff reporting exactly the
+rows and columns the edit changes (checked against a recompute); the development schema dropped
+and production untouched.
+
+The loop runs through the `lakehouse dev` commands on a copy of the project (the edit must not
+touch the repository), in throw-away schemas.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lakehouse.cli import main as lakehouse
+from lakehouse.dbt_runner import DbtRunner, copy_project, environment
+from lakehouse.dev import DevLoop, footprint
+from lakehouse.shop.bronze import load_batches
+from lakehouse.shop.generator import ShopGenerator
+from python_tests.conftest import endpoint_env, running_test_endpoint, unique_schema
+
+ORDERS = 150
+# The edit: shipped orders now count as final (a changed CASE in fct_orders).
+EDITED_MODEL = "models/marts/fct_orders.sql"
+BEFORE = "order_statuses.is_final as is_status_final,"
+AFTER = (
+    "case when orders.status = 'shipped' then true else order_statuses.is_final end"
+    " as is_status_final,"
+)
+
+
+def versions(spark, schema: str) -> dict[str, int]:
+    """Each Delta table of `schema` with its current version."""
+    found = {}
+    for table in spark.catalog.listTables(schema):
+        if table.tableType != "VIEW":
+            history = spark.sql(f"describe history `{schema}`.`{table.name}` limit 1").collect()
+            found[table.name] = history[0].version
+    return found
+
+
+def diff_result(loop: DevLoop, model: str) -> dict:
+    """The summary diff_relations returns, from the JSON line it logs for scripts."""
+    logged: list[str] = []
+
+    def collect(event) -> None:
+        if event.info.name in ("JinjaLogInfo", "JinjaLogDebug"):
+            logged.append(event.info.msg)
+
+    result = loop.diff(model, callbacks=[collect])
+    assert result.success, result.exception
+    [line] = [m for m in logged if m.startswith("diff_relations result: ")]
+    return json.loads(line.removeprefix("diff_relations result: "))
+
+
+def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
+    """Everything after production's build, the same on every target."""
+    prod_before = versions(spark, prod)
+    assert {"fct_orders", "fct_customer_revenue", "order_statuses"} <= prod_before.keys()
+
+    # A development schema of shallow clones: production's versions, no data file written.
+    assert lakehouse(["--project-dir", str(project), "dev", "clone"]) == 0
+    cloned = versions(spark, dev)
+    assert cloned.keys() == prod_before.keys()
+    for name, version in prod_before.items():
+        [clone] = spark.sql(f"describe history `{dev}`.`{name}`").collect()
+        assert clone.operation == "CLONE", name
+        assert clone.operationParameters["sourceVersion"] == str(version), name
+        source = clone.operationParameters["source"].replace("`", "")
+        assert source.endswith(f"{prod}.{name}"), (name, source)
+    used = footprint(spark, dev)
+    assert used.tables == len(prod_before) and used.data_bytes == 0 and used.unmeasured == ()
+
+    # Edit one model; the slim build runs it and what is downstream of it, nothing else.
+    edited = project / EDITED_MODEL
+    assert BEFORE in edited.read_text()
+    edited.write_text(edited.read_text().replace(BEFORE, AFTER))
+    assert lakehouse(["--project-dir", str(project), "dev", "build"]) == 0
+    built = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    models = {r["unique_id"].split(".")[-1] for r in built if r["unique_id"].startswith("model.")}
+    assert models == {"fct_orders", "fct_customer_revenue", "delta_commit_audit"}
+
+    # The diff reports exactly what the edit changes: recomputed from production's rows.
+    expected = {
+        r.order_id
+        for r in spark.sql(
+            f"select order_id from `{prod}`.fct_orders "
+            "where status = 'shipped' and is_status_final is distinct from true"
+        ).collect()
+    }
+    assert expected, "the batch has no shipped order: the edit would change nothing"
+    loop = DevLoop(project, prod, dev, state)
+    summary = diff_result(loop, "fct_orders")
+    rows = spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n
+    assert (summary["only_in_a"], summary["only_in_b"]) == (0, 0)
+    assert (summary["changed"], summary["unchanged"]) == (len(expected), rows - len(expected))
+    changed_columns = {c: n for c, n in summary["column_changes"].items() if n}
+    assert changed_columns == {"is_status_final": len(expected)}
+    assert summary["samples"]["changed"]
+    assert {s["key"]["order_id"] for s in summary["samples"]["changed"]} <= expected
+    # ... and fails CI when asked to; an unedited model does not differ.
+    diff = ["--project-dir", str(project), "dev", "diff"]
+    assert lakehouse([*diff, "fct_orders", "--fail-on-diff"]) == 1
+    assert lakehouse([*diff, "int_orders_deduplicated", "--fail-on-diff"]) == 0
+
+    # Dropping: a dry run first (nothing dropped), then for real; production untouched.
+    assert lakehouse(["--project-dir", str(project), "dev", "drop"]) == 0
+    assert versions(spark, dev).keys() == prod_before.keys()
+    assert lakehouse(["--project-dir", str(project), "dev", "drop", "--yes"]) == 0
+    assert dev not in {d.name for d in spark.catalog.listDatabases()}
+    assert versions(spark, prod) == prod_before
+    assert spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n == rows
+
+
+@pytest.fixture
+def schemas(tmp_path) -> dict[str, str]:
+    return {
+        "LAKEHOUSE_SCHEMA": unique_schema("prod"),
+        "LAKEHOUSE_BRONZE_SCHEMA": unique_schema("prod_bronze"),
+        "LAKEHOUSE_DEV_SCHEMA": unique_schema("dev"),
+        "LAKEHOUSE_PROD_STATE": str(tmp_path / "prod-state"),
+    }
+
+
+def test_loop_on_the_embedded_target(delta_spark, tmp_path, schemas):
+    project = copy_project(tmp_path / "project")
+    with environment(schemas):
+        # `lakehouse run` is a production build: it leaves its manifest in the state folder.
+        assert lakehouse(["--project-dir", str(project), "--orders", str(ORDERS), "run"]) == 0
+        assert (tmp_path / "prod-state" / "manifest.json").is_file()
+        run_loop(
+            delta_spark,
+            project,
+            schemas["LAKEHOUSE_SCHEMA"],
+            schemas["LAKEHOUSE_DEV_SCHEMA"],
+            tmp_path / "prod-state",
+        )
+
+
+@pytest.mark.endpoint
+def test_loop_on_the_endpoint(tmp_path_factory, tmp_path, schemas):
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    project = copy_project(tmp_path / "project")
+    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g")) as endpoint:
+        thrift = {
+            **schemas,
+            "LAKEHOUSE_TARGET": "thrift",
+            "LAKEHOUSE_THRIFT_PORT": str(endpoint.thrift_port),
+            "LAKEHOUSE_SPARK_CONNECT_URL": endpoint.connect_url,
+        }
+        spark = ConnectSession.builder.remote(endpoint.connect_url).create()
+        try:
+            with environment(thrift):
+                # The documented production build with plain dbt: its target path is the state.
+                generator = ShopGenerator(orders=ORDERS, seed=42)
+                load_batches(spark, generator, schemas["LAKEHOUSE_BRONZE_SCHEMA"], 0)
+                state = Path(schemas["LAKEHOUSE_PROD_STATE"])
+                DbtRunner(project, project, target_path=state).invoke("build")
+                assert re.search(r'"schema": "prod_', (state / "manifest.json").read_text())
+                run_loop(
+                    spark,
+                    project,
+                    schemas["LAKEHOUSE_SCHEMA"],
+                    thrift["LAKEHOUSE_DEV_SCHEMA"],
+                    state,
+                )
+        finally:
+            spark.stop()

@@ -1,0 +1,170 @@
+"""The analyst's loop (docs/analyst.md): a development schema holding shallow clones of
+production (`dbt clone` from the production build's manifest), a slim build of what an edit
+changed (`state:modified+`, deferring to production), a keyed diff of a model against
+production (delta_ops' `diff_relations`), and dropping the schema again.
+
+Production is the profile's schema (LAKEHOUSE_SCHEMA, default `lakehouse`) with the state its
+last build left in `prod_state_dir`; the development schema is LAKEHOUSE_DEV_SCHEMA, else
+`dev_<user name>`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from dbt.cli.main import dbtRunnerResult
+
+from lakehouse.dbt_runner import DbtRunner, failures
+from lakehouse.settings import PROJECT_DIR, prod_state_dir
+
+
+class DevLoopError(RuntimeError):
+    """A step of the loop that cannot run; the message says what to do."""
+
+
+def dev_schema_name(prod_schema: str) -> str:
+    """LAKEHOUSE_DEV_SCHEMA, else `dev_` + the user's name in identifier characters."""
+    name = os.environ.get("LAKEHOUSE_DEV_SCHEMA") or "dev_" + re.sub(
+        r"[^a-z0-9_]", "_", getpass.getuser().lower()
+    )
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise DevLoopError(
+            f"development schema {name!r}: use letters, digits and underscores only "
+            "(set LAKEHOUSE_DEV_SCHEMA)."
+        )
+    if name.lower() == prod_schema.lower():
+        raise DevLoopError(
+            f"development schema {name!r} is production's schema: set LAKEHOUSE_DEV_SCHEMA "
+            "to a schema of your own."
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What a development schema's tables hold on disk under their own locations."""
+
+    tables: int
+    data_bytes: int  # data files written into the clones (a fresh shallow clone has none)
+    log_bytes: int  # their Delta logs
+    unmeasured: tuple[str, ...] = ()  # tables whose location is not a local path
+
+
+@dataclass
+class DevLoop:
+    """The loop's steps for one project, production schema and development schema."""
+
+    project_dir: Path = PROJECT_DIR
+    prod_schema: str = "lakehouse"
+    dev_schema: str = "dev_analyst"
+    state_dir: Path = PROJECT_DIR / ".lakehouse" / "prod-state"
+    work_dir: Path | None = None  # the development builds' target/ and logs/ (default: project)
+
+    @classmethod
+    def from_env(cls, project_dir: Path = PROJECT_DIR) -> DevLoop:
+        prod = os.environ.get("LAKEHOUSE_SCHEMA") or "lakehouse"
+        return cls(project_dir, prod, dev_schema_name(prod), prod_state_dir(project_dir))
+
+    def _dbt(self, schema: str) -> DbtRunner:
+        return DbtRunner(self.project_dir, self.project_dir, schema, work_dir=self.work_dir)
+
+    def _prod_manifest(self) -> Path:
+        manifest = self.state_dir / "manifest.json"
+        if not manifest.is_file():
+            raise DevLoopError(
+                f"no production state in {self.state_dir}: build production first (`make run`, "
+                f"`lakehouse run`, or `dbt build --target-path {self.state_dir}` on the "
+                "production target), or point LAKEHOUSE_PROD_STATE at its target folder."
+            )
+        return manifest
+
+    def _invoke(self, schema: str, *args: str) -> dbtRunnerResult:
+        result = self._dbt(schema).invoke(*args, expect_success=False)
+        if not result.success:
+            raise DevLoopError(f"dbt {args[0]} in {schema} failed: {failures(result)}")
+        return result
+
+    def clone(self, refresh: bool = False, threads: int = 4) -> tuple[dbtRunnerResult, float]:
+        """The development schema as shallow clones of production's tables at their current
+        versions (views re-pointed at production); `refresh` re-clones existing ones.
+        Returns dbt's result and the seconds it took."""
+        self._prod_manifest()
+        started = time.perf_counter()
+        args = ["clone", "--state", str(self.state_dir), "--threads", str(threads)]
+        result = self._invoke(self.dev_schema, *args, *(["--full-refresh"] if refresh else []))
+        return result, time.perf_counter() - started
+
+    def build(self, *extra: str) -> dbtRunnerResult:
+        """`dbt build` of the models an edit changed and everything downstream of them, in the
+        development schema; unmodified parents it lacks are read from production."""
+        self._prod_manifest()
+        select = ["--select", "state:modified+"] if "--select" not in extra else []
+        state = ["--defer", "--state", str(self.state_dir)]
+        return self._invoke(self.dev_schema, "build", *select, *state, *extra)
+
+    def diff_args(self, model: str, key: list[str] | None, fail_on_diff: bool) -> dict:
+        """delta_ops.diff_relations' arguments: production's `model` (a) against the
+        development schema's (b); the key from the model's config unless given."""
+        args = {"a": f"{self.prod_schema}.{model}", "b": f"{self.dev_schema}.{model}"}
+        if key:
+            args["key"] = key
+        return {**args, "fail_on_diff": fail_on_diff}
+
+    def diff(
+        self,
+        model: str,
+        key: list[str] | None = None,
+        fail_on_diff: bool = False,
+        callbacks: list | None = None,
+    ) -> dbtRunnerResult:
+        """The diff's summary is logged (and its JSON line for scripts, to `callbacks`)."""
+        args = json.dumps(self.diff_args(model, key, fail_on_diff))
+        return self._dbt(self.dev_schema).invoke(
+            "run-operation", "diff_relations", "--args", args,
+            expect_success=False, callbacks=callbacks,
+        )  # fmt: skip
+
+    def drop(self, dry_run: bool = True) -> dbtRunnerResult:
+        """Drop the development schema (a dry run unless told), run against production's target
+        so that delta_ops.drop_schema refuses production's own schema."""
+        args = json.dumps({"schema": self.dev_schema, "dry_run": dry_run})
+        return self._invoke(self.prod_schema, "run-operation", "drop_schema", "--args", args)
+
+
+def footprint(spark, schema: str) -> Footprint:
+    """Bytes under each Delta table's own location in `schema`: data files vs. Delta log."""
+    data = log = tables = 0
+    unmeasured = []
+    for table in spark.catalog.listTables(schema):
+        if table.isTemporary or table.tableType == "VIEW":
+            continue
+        detail = spark.sql(f"describe detail `{schema}`.`{table.name}`").collect()[0]
+        if detail.format != "delta":
+            continue
+        tables += 1
+        location = urlparse(detail.location)
+        if location.scheme not in ("", "file"):
+            unmeasured.append(table.name)
+            continue
+        for path in Path(unquote(location.path)).rglob("*"):
+            if path.is_file():
+                if "_delta_log" in path.parts:
+                    log += path.stat().st_size
+                else:
+                    data += path.stat().st_size
+    return Footprint(tables, data, log, tuple(unmeasured))
+
+
+def human_bytes(count: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
