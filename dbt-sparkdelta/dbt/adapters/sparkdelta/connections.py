@@ -31,6 +31,7 @@ from dbt.adapters.sparkdelta.errors import (
     open_error_message,
     without_jvm_stack,
 )
+from dbt.adapters.sparkdelta.python_submissions import API_MODES
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
@@ -85,9 +86,17 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         node = connection.name if connection is not None else None
         what = f"{(verb or 'statement').upper()}" + (f" of {node}" if node else "")
         parent = super().execute
+        embedded = getattr(getattr(connection, "credentials", None), "method", None) == (
+            SparkConnectionMethod.SESSION
+        )
 
         def run() -> tuple[Any, Any]:
-            return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+            if not embedded:
+                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+            # The embedded session's builder fails while a Spark Connect Python model of this
+            # process runs (PySpark's API mode is per process): wait for it (API_MODES).
+            with API_MODES.using("classic"):
+                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
 
         def log_retry(attempt: int, conflict: Any, wait: float) -> None:
             logger.warning(
