@@ -38,7 +38,7 @@ from dbt.adapters.sparkdelta.retry import (
     classify,
     conflict_message,
     describe_statement,
-    is_retried,
+    retried_on,
     run_with_retry,
 )
 
@@ -79,8 +79,9 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
     ) -> tuple[Any, Any]:
         """dbt-spark's execute with Delta's concurrency conflicts handled: retried (bounded
-        exponential backoff with jitter, each retry logged) for MERGE, INSERT INTO and
-        OPTIMIZE; a clear error naming table, node and conflicting operation otherwise."""
+        exponential backoff with jitter, each retry logged) as retry.py says which statements
+        are (whole-table replaces on every conflict; MERGE, INSERT INTO and OPTIMIZE on data
+        conflicts); a clear error naming table, node and conflicting operation otherwise."""
         verb, table = describe_statement(sql)
         connection = self.get_if_exists()
         node = connection.name if connection is not None else None
@@ -104,17 +105,23 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                 f"{conflict.operation or 'commit'}); retry {attempt} in {wait:.2f}s"
             )
 
+        retry_on = retried_on(verb)
         try:
-            if is_retried(verb):
+            if retry_on:
                 result = run_with_retry(
-                    run, table, what, policy=self._retry_policy(connection), on_retry=log_retry
+                    run,
+                    table,
+                    what,
+                    policy=self._retry_policy(connection),
+                    on_retry=log_retry,
+                    retry_on=retry_on,
                 )
             else:
                 result = run()
         except DeltaConflictError as exc:
             raise DbtRuntimeError(str(exc)) from exc
         except DbtRuntimeError as exc:
-            conflict = classify(exc.msg)
+            conflict = classify(exc.msg, retry_on)
             if conflict is not None:
                 raise DbtRuntimeError(conflict_message(conflict, table or "?", what)) from exc
             columns = self._columns_of_cast_target(exc.msg, table, parent)
