@@ -144,3 +144,49 @@ def test_an_exception_without_a_message_still_names_its_type_and_line():
     assert 'File "<model.p.broken>", line 3, in model' in message
     assert "assert check, ''" in message  # the model's own line, shown
     assert API_MODES._running == 0 and python_submissions.API_MODES is API_MODES
+
+
+def test_a_settings_window_on_the_embedded_session_runs_alone():
+    """A statement whose commit carries session settings of its own (a change-feed
+    watermark) runs between its SET and RESET with no other classic statement at once."""
+    modes = ApiModes()
+    order: list[str] = []
+    shared_in, release_shared = threading.Event(), threading.Event()
+    alone_in, release_alone = threading.Event(), threading.Event()
+
+    def shared() -> None:
+        with modes.using("classic"):
+            shared_in.set()
+            assert release_shared.wait(WAIT)
+            order.append("shared out")
+
+    def alone() -> None:
+        with modes.using("classic", exclusive=True):
+            order.append("alone in")
+            with modes.using("classic"):  # its own SET, statement and RESET: nested
+                alone_in.set()
+                assert release_alone.wait(WAIT)
+            order.append("alone out")
+
+    def later() -> None:
+        with modes.using("classic"):
+            order.append("later in")
+
+    first, e1 = run_in_thread(shared)
+    assert shared_in.wait(WAIT)
+    window, e2 = run_in_thread(alone)
+    window.join(0.5)
+    assert order == [], "the settings window opened while another statement ran"
+    release_shared.set()
+    assert alone_in.wait(WAIT)
+    third, e3 = run_in_thread(later)
+    third.join(0.5)
+    assert order == ["shared out", "alone in"], "a statement ran inside the settings window"
+    release_alone.set()
+    for thread in (first, window, third):
+        thread.join(WAIT)
+    assert order == ["shared out", "alone in", "alone out", "later in"]
+    assert e1 == e2 == e3 == []
+    with modes.using("classic"), pytest.raises(RuntimeError, match="classic alone"):
+        with modes.using("classic", exclusive=True):
+            pass

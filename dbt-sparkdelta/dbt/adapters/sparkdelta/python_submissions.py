@@ -33,7 +33,8 @@ _connect_sessions_lock = threading.Lock()
 
 
 class ApiModes:
-    """Which PySpark API this process's threads use at a time: `connect` or `classic`.
+    """Which PySpark API this process's threads use at a time: `connect` or `classic`; and
+    which thread has the embedded session to itself.
 
     PySpark decides per process, not per thread: `pyspark.sql.functions` builds Spark Connect
     columns only while SPARK_CONNECT_MODE_ENABLED is set, and with it set a classic session's
@@ -44,34 +45,44 @@ class ApiModes:
     way round. Threads of the same API run together; a waiting API goes next (no starvation).
     A process with one API only (the thrift and connect targets, or the session target with
     in-process Python models) never waits.
+
+    `exclusive`: the embedded session's settings are shared by dbt's threads, so a statement
+    whose commit must carry settings of its own (a change-feed model's watermark in the commit
+    metadata) runs alone, between its SET and RESET; other threads wait that long.
     """
 
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self._mode: str | None = None
+        self._exclusive = False
         self._running = 0
-        self._waiting: Counter[str] = Counter()
-        self._held = threading.local()  # this thread's mode while it holds one
+        self._waiting: Counter[tuple[str, bool]] = Counter()
+        self._held = threading.local()  # this thread's (mode, exclusive) while it holds one
 
     @contextmanager
-    def using(self, mode: str) -> Iterator[None]:
+    def using(self, mode: str, exclusive: bool = False) -> Iterator[None]:
         held = getattr(self._held, "mode", None)
-        if held == mode:  # nested, e.g. a statement inside a model: already admitted
-            yield
-            return
         if held is not None:
-            raise RuntimeError(f"a thread using the {held} PySpark API cannot switch to {mode}")
+            held_mode, held_exclusive = held
+            if held_mode == mode and (held_exclusive or not exclusive):
+                yield  # nested, e.g. a statement inside a model: already admitted
+                return
+            wanted = f"{mode}{' alone' if exclusive else ''}"
+            raise RuntimeError(
+                f"a thread using the {held_mode} PySpark API cannot switch to {wanted}"
+            )
+        key = (mode, exclusive)
         with self._changed:
-            self._waiting[mode] += 1
-            while not self._admits(mode):
+            self._waiting[key] += 1
+            while not self._admits(key):
                 self._changed.wait()
-            self._waiting[mode] -= 1
+            self._waiting[key] -= 1
             if self._running == 0:
-                self._mode = mode
+                self._mode, self._exclusive = mode, exclusive
                 if mode == "connect":
                     os.environ[_CONNECT_MODE] = "1"
             self._running += 1
-        self._held.mode = mode
+        self._held.mode = key
         try:
             yield
         finally:
@@ -81,14 +92,16 @@ class ApiModes:
                 if self._running == 0:
                     if self._mode == "connect":
                         os.environ.pop(_CONNECT_MODE, None)
-                    self._mode = None
+                    self._mode, self._exclusive = None, False
                 self._changed.notify_all()
 
-    def _admits(self, mode: str) -> bool:
+    def _admits(self, key: tuple[str, bool]) -> bool:
         if self._running == 0:
             return True
-        others_wait = any(n for other, n in self._waiting.items() if other != mode)
-        return self._mode == mode and not others_wait
+        mode, exclusive = key
+        if exclusive or self._exclusive or self._mode != mode:
+            return False
+        return not any(n for other, n in self._waiting.items() if other != key)
 
 
 API_MODES = ApiModes()
