@@ -225,7 +225,8 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                     },
                     getattr(get_flags(), "PROJECT_DIR", None),
                 )
-                get_or_create_session(settings)
+                with API_MODES.using("classic"):  # PySpark's builder is classic's only then
+                    get_or_create_session(settings)
             except (DeltaRuntimeUnavailable, SessionHomeMismatch) as exc:
                 raise FailedToConnectError(str(exc)) from None
         return super().open(connection)

@@ -92,14 +92,17 @@ class SparkDeltaAdapter(SparkAdapter):
         """Set (or, with None, unset) the commit user metadata of the session. On the embedded
         session it is set in the session's configuration directly, as SET would, without a
         SQL statement per model; on remote methods with SET / RESET."""
-        session = self._embedded_session()
-        if session is not None:
-            with API_MODES.using("classic"):  # not inside another thread's settings window
-                if value is None:
-                    session.conf.unset(USER_METADATA_CONF)
-                else:
-                    session.conf.set(USER_METADATA_CONF, value)
-            return
+        if self.connection_method() == "session":
+            # Classic mode: not inside another thread's settings window, and PySpark's active
+            # session is the embedded one (while a Connect model runs, it is the Connect one).
+            with API_MODES.using("classic"):
+                session = self._embedded_session()
+                if session is not None:
+                    if value is None:
+                        session.conf.unset(USER_METADATA_CONF)
+                    else:
+                        session.conf.set(USER_METADATA_CONF, value)
+                    return
         self.execute(
             f"reset {USER_METADATA_CONF}"
             if value is None
@@ -139,11 +142,8 @@ class SparkDeltaAdapter(SparkAdapter):
                 raise DbtRuntimeError(f"Invalid session setting {key}={value!r}: one line, no ';'.")
         # The embedded session's settings are every dbt thread's: no other statement of this
         # process runs between this SET and RESET (a commit of another model would carry them).
-        alone = (
-            API_MODES.using("classic", exclusive=True)
-            if self._embedded_session()
-            else nullcontext()
-        )
+        embedded = self.connection_method() == "session"
+        alone = API_MODES.using("classic", exclusive=True) if embedded else nullcontext()
         with alone:
             previous = {key: self._session_setting(key) for key in settings}
             for key, value in settings.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import threading
 import traceback
 from collections import Counter
@@ -121,6 +122,9 @@ class _ExecPythonJobHelper(PythonJobHelper):
         model_id = self.parsed_model.get("unique_id", self.parsed_model.get("alias"))
         namespace = {"__name__": f"dbt_python_model.{self.parsed_model.get('alias')}"}
         filename = f"<{model_id}>"
+        # Without the blank lines Jinja leaves before it, the code's line numbers are those of
+        # the compiled model dbt names in its error (target/compiled/...).
+        compiled_code = re.sub(r"\A(?:[ \t]*\n)+", "", compiled_code)
         # The model's source for its traceback lines (compiled code has no file of its own).
         lines = compiled_code.splitlines(keepends=True)
         linecache.cache[filename] = (len(compiled_code), None, lines, filename)
