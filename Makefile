@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
-	test-cluster test-auth test-metastore lint fix clean interop bench bench-analyst \
+	test-cluster test-auth test-metastore test-threads lint fix clean interop bench bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
@@ -34,6 +34,12 @@ test: $(INSTALLED)
 test-reliability: $(INSTALLED)
 	$(BIN)/python -m pytest -rA python_tests/unit/test_retry.py python_tests/integration/reliability \
 		python_tests/integration/test_equivalence.py
+
+## The whole project with dbt's threads (4) on the session, thrift and connect targets: THREADS_RUNS
+## (default 5) green `dbt build`s back to back on each, Python models at the same time; and a
+## Python model that fails without a message shows its type and traceback on each target.
+test-threads: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -s python_tests/integration/test_threads.py
 
 ## The project on a Spark standalone cluster started here (a master and two 1-core workers on
 ## loopback): the embedded target and the endpoint run the pipeline on its executors.

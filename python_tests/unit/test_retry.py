@@ -7,12 +7,15 @@ from __future__ import annotations
 import pytest
 
 from dbt.adapters.sparkdelta.retry import (
+    CONFLICTS,
+    RETRYABLE,
     DeltaConflictError,
     RetryPolicy,
     classify,
     conflict_message,
     describe_statement,
-    is_retried,
+    retried_on,
+    run_statement,
     run_with_retry,
 )
 
@@ -109,20 +112,67 @@ def test_protocol_change_message():
 @pytest.mark.parametrize(
     ("sql", "verb", "table", "retried"),
     [
-        ('/* {"app": "dbt"} */\nmerge into `s`.`t` as t using', "merge into", "`s`.`t`", True),
-        ("insert into s.t select 1", "insert into", "s.t", True),
-        ("optimize `s`.`t` zorder by (a)", "optimize", "`s`.`t`", True),
+        ('/* {"app": "dbt"} */\nmerge into `s`.`t` as t using', "merge into", "`s`.`t`", RETRYABLE),
+        ("insert into s.t select 1", "insert into", "s.t", RETRYABLE),
+        ("optimize `s`.`t` zorder by (a)", "optimize", "`s`.`t`", RETRYABLE),
         (
             "create or replace table s.t using delta as select 1",
             "create or replace table",
             "s.t",
-            False,
+            frozenset(CONFLICTS),
         ),
-        ("insert overwrite table s.t select 1", "insert overwrite table", "s.t", False),
-        ("alter table s.t set tblproperties ('a'='b')", "alter table", "s.t", False),
-        ("select 1", None, None, False),
+        (
+            "insert overwrite table s.t select 1",
+            "insert overwrite table",
+            "s.t",
+            frozenset(CONFLICTS),
+        ),
+        ("alter table s.t set tblproperties ('a'='b')", "alter table", "s.t", frozenset()),
+        ("create table s.t (a int) using delta", "create table", "s.t", frozenset()),
+        ("select 1", None, None, frozenset()),
     ],
 )
 def test_statements_that_are_retried(sql, verb, table, retried):
     assert describe_statement(sql) == (verb, table)
-    assert is_retried(verb) is retried
+    assert retried_on(verb) == retried
+
+
+def test_a_whole_table_replace_is_retried_on_a_metadata_conflict():
+    """Two writers replacing one table: the loser's MetadataChangedException is retried (the
+    replace is run again from scratch), not reported as 'Not retried'."""
+    calls = []
+
+    def replace() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise RuntimeError(METADATA_CONFLICT)
+        return "replaced"
+
+    sql = "/* {} */ create or replace table `s`.`t` using delta as select 1"
+    assert run_statement(replace, sql, "model.p.t", sleep=lambda _: None) == "replaced"
+    assert len(calls) == 3
+
+
+def test_a_replace_that_keeps_losing_says_so_after_the_last_attempt():
+    def replace() -> None:
+        raise RuntimeError(METADATA_CONFLICT)
+
+    sql = "create or replace table s.t using delta as select 1"
+    policy = RetryPolicy(attempts=3)
+    with pytest.raises(DeltaConflictError) as raised:
+        run_statement(replace, sql, "model.p.t", policy, sleep=lambda _: None)
+    message = str(raised.value)
+    assert "CREATE OR REPLACE TABLE of model.p.t still conflicted" in message
+    assert "after 3 attempts (MetadataChangedException)" in message and "s.t" in message
+
+
+def test_statements_that_are_not_retried_run_once():
+    calls = []
+
+    def alter() -> None:
+        calls.append(1)
+        raise RuntimeError(METADATA_CONFLICT)
+
+    with pytest.raises(RuntimeError, match="DELTA_METADATA_CHANGED"):
+        run_statement(alter, "alter table s.t add columns (b int)", "model.p.t")
+    assert len(calls) == 1

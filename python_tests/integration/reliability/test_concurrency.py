@@ -3,12 +3,27 @@ retried by the adapter's retry policy, or reported by name when they must not be
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
+import sys
 import threading
 import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
 
 from dbt.adapters.sparkdelta import retry
-from python_tests.conftest import RELIABILITY
+from python_tests.conftest import (
+    PROJECT_DIR,
+    RELIABILITY,
+    endpoint_env,
+    running_test_endpoint,
+    unique_schema,
+)
+from python_tests.integration.conftest import SCRATCH_PROJECT_YML
 from python_tests.integration.reliability.shared import model_sql
 
 
@@ -187,3 +202,146 @@ class TestConcurrentWriters:
         assert table in message and "concurrent SET TBLPROPERTIES" in message
         assert "Not retried" in message
         RELIABILITY["non-retryable conflicts reported"] += 1
+
+
+# A table model and a Python model that each take SLEEP_MS inside their write (the query sleeps
+# on the endpoint), so two processes that start them a few seconds apart overlap; each row says
+# which dbt invocation wrote it.
+SLEEP_MS = 12000
+REPLACED_SQL = f"""
+{{{{ config(materialized='table') }}}}
+select
+    id,
+    '{{{{ invocation_id }}}}' as invocation_id,
+    reflect('java.lang.Thread', 'sleep', cast({SLEEP_MS} as bigint)) as slept
+from range(3)
+where id < 3
+"""
+REPLACED_PY = f"""
+def model(dbt, spark):
+    dbt.config(materialized="table")
+    return spark.sql(
+        "select id, reflect('java.lang.Thread', 'sleep', cast({SLEEP_MS} as bigint)) as slept "
+        "from range(1)"
+    ).crossJoin(spark.range(3).withColumnRenamed("id", "n")).drop("slept")
+"""
+REPLACED = ("replaced_sql", "replaced_py")
+
+
+@pytest.fixture(scope="class")
+def replacers(tmp_path_factory):
+    """An endpoint of its own, a scratch project with the two models, a Connect session that
+    reads the tables."""
+    from dbt.adapters.sparkdelta.spark_connect import close_session, open_session
+
+    project_dir = tmp_path_factory.mktemp("replacers_project")
+    (project_dir / "dbt_project.yml").write_text(SCRATCH_PROJECT_YML)
+    (project_dir / "models").mkdir()
+    (project_dir / "models" / "replaced_sql.sql").write_text(REPLACED_SQL)
+    (project_dir / "models" / "replaced_py.py").write_text(REPLACED_PY)
+    with running_test_endpoint(endpoint_env(tmp_path_factory)) as settings:
+        session = open_session(settings.connect_url, 10)
+        try:
+            yield settings, project_dir, session, tmp_path_factory.mktemp("replacers")
+        finally:
+            close_session(session)
+
+
+def run_results(work: Path) -> dict[str, dict]:
+    results = json.loads((work / "target" / "run_results.json").read_text())
+    return {r["unique_id"].split(".")[-1]: r for r in results["results"]} | {
+        "": results["metadata"]
+    }
+
+
+def execute_window(result: dict) -> tuple[datetime, datetime]:
+    [execute] = [t for t in result["timing"] if t["name"] == "execute"]
+    return tuple(
+        datetime.fromisoformat(execute[key].replace("Z", "+00:00"))
+        for key in ("started_at", "completed_at")
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.endpoint
+class TestTwoProcessesReplaceOneModel:
+    """Two `dbt run` processes (thrift target: SQL over Thrift, the Python model over Spark
+    Connect) replace the same table model and the same Python model at once. A whole-table
+    replace is idempotent, so the loser's MetadataChangedException is retried: both finish,
+    DESCRIBE HISTORY has both replaces, the rows are one writer's whole result."""
+
+    ROUNDS = 3  # a round whose two runs did not overlap (slow start-up) is run again
+
+    def test_both_replaces_commit(self, replacers):
+        settings, project_dir, session, work = replacers
+        schema = unique_schema("replacers")
+        env = {
+            **{k: v for k, v in os.environ.items() if k != "SPARKDELTA_KILL_AT"},
+            "LAKEHOUSE_TARGET": "thrift",
+            "LAKEHOUSE_THRIFT_PORT": str(settings.thrift_port),
+            "LAKEHOUSE_SPARK_CONNECT_URL": settings.connect_url,
+            "LAKEHOUSE_CONNECT_TOKEN": "",
+            "LAKEHOUSE_SCHEMA": schema,
+            "LAKEHOUSE_POLL_INTERVAL": "1",
+        }
+
+        def dbt_run(name: str) -> tuple[subprocess.Popen, Path]:
+            run_dir = work / name
+            run_dir.mkdir()
+            out = open(run_dir / "out.log", "w")  # noqa: SIM115 - closed with the process
+            process = subprocess.Popen(
+                [
+                    str(Path(sys.executable).parent / "dbt"), "run",
+                    "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR),
+                    "--target-path", str(run_dir / "target"), "--log-path", str(run_dir / "logs"),
+                ],
+                env=env, cwd=run_dir, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+            return process, run_dir
+
+        first, first_dir = dbt_run("initial")  # the tables exist: the runs below replace them
+        assert first.wait(timeout=900) == 0, (first_dir / "out.log").read_text()[-3000:]
+
+        def history(model: str) -> list:
+            return session.sql(f"describe history `{schema}`.`{model}`").collect()
+
+        for round_ in range(self.ROUNDS):
+            before = {model: history(model)[0].version for model in REPLACED}
+            runs = [dbt_run(f"round{round_}_{writer}") for writer in ("a", "b")]
+            for process, run_dir in runs:
+                code = process.wait(timeout=1200)
+                assert code == 0, (run_dir / "out.log").read_text()[-5000:]
+            results = [run_results(run_dir) for _, run_dir in runs]
+            overlapped = all(
+                execute_window(a[m])[0] < execute_window(b[m])[1]
+                and execute_window(b[m])[0] < execute_window(a[m])[1]
+                for a, b in [results]
+                for m in REPLACED
+            )
+            for model in REPLACED:
+                new = [h for h in history(model) if h.version > before[model]]
+                replaces = [h for h in new if h.operation == "CREATE OR REPLACE TABLE AS SELECT"]
+                assert len(replaces) == 2, [(h.version, h.operation) for h in new]
+            # The SQL model's commits carry the provenance of the invocation that made them:
+            # both processes committed, and the rows are the last one's, whole.
+            invocations = {r[""]["invocation_id"] for r in results}
+            sql_commits = [h for h in history("replaced_sql") if h.version > before["replaced_sql"]]
+            committed = {json.loads(h.userMetadata)["dbt_invocation_id"] for h in sql_commits}
+            assert committed == invocations
+            rows = session.sql(
+                f"select id, invocation_id from `{schema}`.`replaced_sql` order by id"
+            ).collect()
+            last = json.loads(sql_commits[0].userMetadata)["dbt_invocation_id"]
+            assert [tuple(r) for r in rows] == [(i, last) for i in range(3)]
+            py_rows = session.sql(
+                f"select id, n from `{schema}`.`replaced_py` order by n"
+            ).collect()
+            assert [tuple(r) for r in py_rows] == [(0, n) for n in range(3)]
+            retried = sum(
+                (run_dir / "out.log").read_text().count("Delta conflict on") for _, run_dir in runs
+            )
+            RELIABILITY["concurrent whole-table replaces"] += 2 * len(REPLACED)
+            RELIABILITY["replaces retried after a conflict"] += retried
+            if overlapped:
+                break
+        assert overlapped, f"the two runs never overlapped in {self.ROUNDS} rounds"

@@ -31,13 +31,14 @@ from dbt.adapters.sparkdelta.errors import (
     open_error_message,
     without_jvm_stack,
 )
+from dbt.adapters.sparkdelta.python_submissions import API_MODES
 from dbt.adapters.sparkdelta.retry import (
     DeltaConflictError,
     RetryPolicy,
     classify,
     conflict_message,
     describe_statement,
-    is_retried,
+    retried_on,
     run_with_retry,
 )
 
@@ -78,16 +79,25 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
         self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
     ) -> tuple[Any, Any]:
         """dbt-spark's execute with Delta's concurrency conflicts handled: retried (bounded
-        exponential backoff with jitter, each retry logged) for MERGE, INSERT INTO and
-        OPTIMIZE; a clear error naming table, node and conflicting operation otherwise."""
+        exponential backoff with jitter, each retry logged) as retry.py says which statements
+        are (whole-table replaces on every conflict; MERGE, INSERT INTO and OPTIMIZE on data
+        conflicts); a clear error naming table, node and conflicting operation otherwise."""
         verb, table = describe_statement(sql)
         connection = self.get_if_exists()
         node = connection.name if connection is not None else None
         what = f"{(verb or 'statement').upper()}" + (f" of {node}" if node else "")
         parent = super().execute
+        embedded = getattr(getattr(connection, "credentials", None), "method", None) == (
+            SparkConnectionMethod.SESSION
+        )
 
         def run() -> tuple[Any, Any]:
-            return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+            if not embedded:
+                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
+            # The embedded session's builder fails while a Spark Connect Python model of this
+            # process runs (PySpark's API mode is per process): wait for it (API_MODES).
+            with API_MODES.using("classic"):
+                return parent(sql, auto_begin=auto_begin, fetch=fetch, limit=limit)
 
         def log_retry(attempt: int, conflict: Any, wait: float) -> None:
             logger.warning(
@@ -95,17 +105,23 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                 f"{conflict.operation or 'commit'}); retry {attempt} in {wait:.2f}s"
             )
 
+        retry_on = retried_on(verb)
         try:
-            if is_retried(verb):
+            if retry_on:
                 result = run_with_retry(
-                    run, table, what, policy=self._retry_policy(connection), on_retry=log_retry
+                    run,
+                    table,
+                    what,
+                    policy=self._retry_policy(connection),
+                    on_retry=log_retry,
+                    retry_on=retry_on,
                 )
             else:
                 result = run()
         except DeltaConflictError as exc:
             raise DbtRuntimeError(str(exc)) from exc
         except DbtRuntimeError as exc:
-            conflict = classify(exc.msg)
+            conflict = classify(exc.msg, retry_on)
             if conflict is not None:
                 raise DbtRuntimeError(conflict_message(conflict, table or "?", what)) from exc
             columns = self._columns_of_cast_target(exc.msg, table, parent)
@@ -209,7 +225,8 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                     },
                     getattr(get_flags(), "PROJECT_DIR", None),
                 )
-                get_or_create_session(settings)
+                with API_MODES.using("classic"):  # PySpark's builder is classic's only then
+                    get_or_create_session(settings)
             except (DeltaRuntimeUnavailable, SessionHomeMismatch) as exc:
                 raise FailedToConnectError(str(exc)) from None
         return super().open(connection)

@@ -8,7 +8,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 from typing import Any
 
@@ -23,6 +23,7 @@ from dbt.adapters.sparkdelta import change_feed, seeds
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.errors import short_error_message
 from dbt.adapters.sparkdelta.python_submissions import (
+    API_MODES,
     SessionPythonJobHelper,
     SparkConnectPythonJobHelper,
     connection_session,
@@ -91,13 +92,17 @@ class SparkDeltaAdapter(SparkAdapter):
         """Set (or, with None, unset) the commit user metadata of the session. On the embedded
         session it is set in the session's configuration directly, as SET would, without a
         SQL statement per model; on remote methods with SET / RESET."""
-        session = self._embedded_session()
-        if session is not None:
-            if value is None:
-                session.conf.unset(USER_METADATA_CONF)
-            else:
-                session.conf.set(USER_METADATA_CONF, value)
-            return
+        if self.connection_method() == "session":
+            # Classic mode: not inside another thread's settings window, and PySpark's active
+            # session is the embedded one (while a Connect model runs, it is the Connect one).
+            with API_MODES.using("classic"):
+                session = self._embedded_session()
+                if session is not None:
+                    if value is None:
+                        session.conf.unset(USER_METADATA_CONF)
+                    else:
+                        session.conf.set(USER_METADATA_CONF, value)
+                    return
         self.execute(
             f"reset {USER_METADATA_CONF}"
             if value is None
@@ -135,14 +140,19 @@ class SparkDeltaAdapter(SparkAdapter):
         for key, value in settings.items():
             if not SETTING_KEY.fullmatch(key) or "\n" in value or ";" in value:
                 raise DbtRuntimeError(f"Invalid session setting {key}={value!r}: one line, no ';'.")
-        previous = {key: self._session_setting(key) for key in settings}
-        for key, value in settings.items():
-            self.execute(f"set {key} = {value}")
-        try:
-            return self.execute(sql, fetch=fetch)
-        finally:
-            for key, value in previous.items():
-                self.execute(f"reset {key}" if value is None else f"set {key} = {value}")
+        # The embedded session's settings are every dbt thread's: no other statement of this
+        # process runs between this SET and RESET (a commit of another model would carry them).
+        embedded = self.connection_method() == "session"
+        alone = API_MODES.using("classic", exclusive=True) if embedded else nullcontext()
+        with alone:
+            previous = {key: self._session_setting(key) for key in settings}
+            for key, value in settings.items():
+                self.execute(f"set {key} = {value}")
+            try:
+                return self.execute(sql, fetch=fetch)
+            finally:
+                for key, value in previous.items():
+                    self.execute(f"reset {key}" if value is None else f"set {key} = {value}")
 
     @available
     def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:

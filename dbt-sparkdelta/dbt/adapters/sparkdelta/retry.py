@@ -3,16 +3,23 @@
 Delta commits optimistically: a writer that loses the race gets a conflict exception. Whether
 trying again is safe depends on what was written, so callers say what they do:
 
-- retried, with bounded exponential backoff and jitter, each retry logged: blind appends
-  (made idempotent by `txnAppId`/`txnVersion`), OPTIMIZE (compaction changes no data) and the
-  change-feed consumer (its MERGE and watermark are one commit, re-evaluated on retry) when
-  the conflict is about data files (`ConcurrentAppendException`,
-  `ConcurrentDeleteReadException`, `ConcurrentDeleteDeleteException`,
-  `ConcurrentTransactionException`);
-- never retried: the table's metadata or protocol changed under the writer
-  (`MetadataChangedException`, `ProtocolChangedException`): the write was planned against a
-  schema, properties or features that no longer hold. It fails with a message that names the
-  table, the write and the conflicting operation.
+- statements that replace what they write (CREATE OR REPLACE TABLE, INSERT OVERWRITE: a table
+  model, a Python model's write, a seed): retried on every Delta conflict. Run again from
+  scratch, such a statement writes what it would have written after the other writer, whatever
+  that writer changed (data, schema, properties, protocol): the last replace wins, nothing is
+  half-applied;
+- MERGE, INSERT INTO (blind appends, made idempotent by `txnAppId`/`txnVersion`), OPTIMIZE
+  (compaction changes no data) and the change-feed consumer (its MERGE and watermark are one
+  commit, re-evaluated on retry): retried when the conflict is about data files
+  (`ConcurrentAppendException`, `ConcurrentDeleteReadException`,
+  `ConcurrentDeleteDeleteException`, `ConcurrentTransactionException`); never when the table's
+  metadata or protocol changed under the writer (`MetadataChangedException`,
+  `ProtocolChangedException`): the write was planned against a schema, properties or features
+  that no longer hold. It fails with a message that names the table, the write and the
+  conflicting operation.
+
+Retries use bounded exponential backoff with jitter (RetryPolicy: 6 attempts in all unless the
+profile's `conflict_retries` says otherwise), each retry logged.
 
 Conflicts are recognised by exception class name or by Delta's error class (`[DELTA_...]`), so
 the same code works for py4j, Spark Connect and Thrift errors.
@@ -74,12 +81,13 @@ class DeltaConflictError(RuntimeError):
         self.conflict = conflict
 
 
-def classify(error: BaseException | str) -> Conflict | None:
-    """The Delta conflict an error reports, or None when it is not a concurrency conflict."""
+def classify(error: BaseException | str, retry_on: frozenset[str] = RETRYABLE) -> Conflict | None:
+    """The Delta conflict an error reports, or None when it is not a concurrency conflict;
+    retryable when its exception is one of `retry_on`."""
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     for name, error_class in CONFLICTS.items():
         if name in text or f"[{error_class}" in text:
-            return Conflict(name, name in RETRYABLE, conflicting_operation(text))
+            return Conflict(name, name in retry_on, conflicting_operation(text))
     return None
 
 
@@ -135,8 +143,10 @@ def run_with_retry(
     sleep: Callable[[float], None] = time.sleep,
     rand: Callable[[], float] = random.random,
     on_retry: Callable[[int, Conflict, float], None] | None = None,
+    retry_on: frozenset[str] = RETRYABLE,
 ) -> T:
-    """Run `action` (a write that is safe to repeat) and retry it on retryable conflicts.
+    """Run `action` (a write that is safe to repeat) and retry it on the conflicts `retry_on`
+    names (default: the data conflicts).
 
     Non-conflict errors pass through unchanged; a non-retryable conflict, or a retryable one
     after the last attempt, raises DeltaConflictError naming `table`, `what` and the
@@ -147,7 +157,7 @@ def run_with_retry(
         try:
             return action()
         except Exception as exc:
-            conflict = classify(exc)
+            conflict = classify(exc, retry_on)
             if conflict is None:
                 raise
             if not conflict.retryable or attempt == policy.attempts:
@@ -181,8 +191,10 @@ _STATEMENT = re.compile(
     re.I,
 )
 # Statements that are safe to run again after a data conflict: Delta re-plans them against
-# the new snapshot, so a retry equals running after the other writer (see retry.py).
+# the new snapshot, so a retry equals running after the other writer.
 RETRIED_VERBS = ("merge", "insert into", "optimize")
+# Statements that replace what they write: safe to run again after any conflict (see above).
+REPLACE_VERBS = ("create or replace table", "insert overwrite")
 
 
 def describe_statement(sql: str) -> tuple[str | None, str | None]:
@@ -194,5 +206,25 @@ def describe_statement(sql: str) -> tuple[str | None, str | None]:
     return verb, found.group("table")
 
 
-def is_retried(verb: str | None) -> bool:
-    return verb is not None and verb.startswith(RETRIED_VERBS)
+def retried_on(verb: str | None) -> frozenset[str]:
+    """The conflicts a statement of `verb` is retried on (empty: never retried)."""
+    if verb is None:
+        return frozenset()
+    if verb.startswith(REPLACE_VERBS):
+        return frozenset(CONFLICTS)
+    if verb.startswith(RETRIED_VERBS):
+        return RETRYABLE
+    return frozenset()
+
+
+def run_statement(
+    action: Callable[[], T], sql: str, what: str, policy: RetryPolicy | None = None, **kwargs
+) -> T:
+    """Run `action`, which runs the statement `sql`, with the retries its kind allows (for
+    statements not sent through the adapter's connection: a Python model's write)."""
+    verb, table = describe_statement(sql)
+    retry_on = retried_on(verb)
+    if not retry_on:
+        return action()
+    what = f"{verb.upper()} of {what}"
+    return run_with_retry(action, table, what, policy, retry_on=retry_on, **kwargs)

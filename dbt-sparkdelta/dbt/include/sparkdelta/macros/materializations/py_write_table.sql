@@ -26,8 +26,11 @@ if not isinstance(df, pyspark.sql.DataFrame):
         "return a Spark, pandas or pandas-on-Spark DataFrame"
     )
 df.createOrReplaceTempView("{{ _py_source_view(target_relation) }}")
+# A whole-table replace: retried on Delta's conflicts (the adapter's retry.py).
+from dbt.adapters.sparkdelta.retry import run_statement as _run_statement
+_write_sql = {{ tojson(_py_create_table_sql(target_relation)) }}
 try:
-    spark.sql({{ tojson(_py_create_table_sql(target_relation)) }})
+    _run_statement(lambda: spark.sql(_write_sql), _write_sql, "{{ model['unique_id'] }}")
 finally:
     spark.catalog.dropTempView("{{ _py_source_view(target_relation) }}")
 {%- endmacro -%}
