@@ -346,6 +346,7 @@ def test_other_hosts_reach_the_endpoint_only_with_credentials(endpoint):
     }
     for what, result in refused.items():
         assert result.returncode != 0, f"{what}: accepted, expected a refusal"
+        print(f"  {what}: {(result.stderr.strip().splitlines() or [''])[-1][:200]}")
     print(f"  accepted: {sorted(accepted)}; refused: {sorted(refused)}")
 
 
