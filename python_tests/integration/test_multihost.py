@@ -16,6 +16,7 @@ warehouse's storage.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -310,6 +311,13 @@ CLIENT_PROBE = textwrap.dedent(
 )
 
 
+# How each refusal shows in the client's error (so a refusal for another reason, such as a TLS
+# failure, does not pass for the one tested).
+LDAP_REFUSAL = "Error validating the login"
+TOKEN_REFUSAL = "UNAUTHENTICATED"
+UNREACHABLE = "RETRIES_EXCEEDED|UNAVAILABLE|Connection refused"
+
+
 def probe(endpoint: Endpoint, kind: str, credential: str | None) -> subprocess.CompletedProcess:
     command = [sys.executable, "-c", CLIENT_PROBE, kind, credential or ""]
     return subprocess.run(
@@ -336,17 +344,21 @@ def test_other_hosts_reach_the_endpoint_only_with_credentials(endpoint):
         assert result.returncode == 0, f"{kind}: refused:\n{result.stderr[-2000:]}"
         assert result.stdout.split()[-1] == "42", f"{kind}: {result.stdout}"
     refused = {
-        "thrift without a password": probe(endpoint, "thrift", None),
-        "thrift with a wrong password": probe(endpoint, "thrift", "wrong-password"),
-        "connect without a token": probe(endpoint, "connect", None),
-        "connect with a wrong token": probe(endpoint, "connect", "wrong-token"),
-        "connect on its plain port": probe(
-            endpoint, f"sc://{HOSTS.address('endpoint')}:{CONNECT_PORT}", token
+        # what, the client's attempt, why it must fail
+        "thrift without a password": (probe(endpoint, "thrift", None), LDAP_REFUSAL),
+        "thrift with a wrong password": (probe(endpoint, "thrift", "wrong"), LDAP_REFUSAL),
+        "connect without a token": (probe(endpoint, "connect", None), TOKEN_REFUSAL),
+        "connect with a wrong token": (probe(endpoint, "connect", "wrong"), TOKEN_REFUSAL),
+        "connect on its plain port": (
+            probe(endpoint, f"sc://{HOSTS.address('endpoint')}:{CONNECT_PORT}", token),
+            UNREACHABLE,
         ),
     }
-    for what, result in refused.items():
+    for what, (result, reason) in refused.items():
         assert result.returncode != 0, f"{what}: accepted, expected a refusal"
-        print(f"  {what}: {(result.stderr.strip().splitlines() or [''])[-1][:200]}")
+        found = re.search(reason, result.stderr)
+        assert found, f"{what}: failed for another reason than {reason}:\n{result.stderr[-2000:]}"
+        print(f"  {what}: refused ({found.group(0)})")
     print(f"  accepted: {sorted(accepted)}; refused: {sorted(refused)}")
 
 
