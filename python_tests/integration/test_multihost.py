@@ -153,21 +153,20 @@ def cluster_hosts(test_hosts, tmp_path_factory) -> Iterator[ClusterHosts]:
 class Endpoint:
     env: dict[str, str]  # the endpoint host's
     client_env: dict[str, str]  # what a dbt client on another host sets
-    ca: Path  # the test CA's certificate, which clients trust
     home: Path
 
 
-def make_certificates(directory_: Path, address: str) -> None:
+def make_certificates(where: Path, address: str) -> None:
     """A test CA, and a server certificate of it for `address` (gRPC checks the IP SAN)."""
 
     def openssl(*arguments: str) -> None:
-        subprocess.run(["openssl", *arguments], check=True, capture_output=True, cwd=directory_)
+        subprocess.run(["openssl", *arguments], check=True, capture_output=True, cwd=where)
 
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
             "-subj", "/CN=lakehouse test CA", "-keyout", "ca.key", "-out", "ca.pem")  # fmt: skip
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={address}",
             "-keyout", "server.key", "-out", "server.csr")  # fmt: skip
-    (directory_ / "san.ext").write_text(f"subjectAltName=IP:{address}\n")
+    (where / "san.ext").write_text(f"subjectAltName=IP:{address}\n")
     openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-days",
             "2", "-CAcreateserial", "-extfile", "san.ext", "-out", "server.pem")  # fmt: skip
 
@@ -207,14 +206,17 @@ def tls_proxy(test_hosts, tmp_path_factory) -> Iterator[Path]:
         home=home, address=address, tls_port=CONNECT_TLS_PORT, connect_port=CONNECT_PORT
     )
     (home / "nginx.conf").write_text(conf)
-    command = [NGINX, "-p", str(home), "-c", str(home / "nginx.conf"), "-e", str(home / "err.log")]
+    # -e: where nginx logs before it has read its configuration
+    command = [NGINX, "-p", home, "-c", home / "nginx.conf", "-e", home / "error.log"]
     proxy = subprocess.Popen(
-        test_hosts.exec("endpoint", command), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        test_hosts.exec("endpoint", list(map(str, command))),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 30
         while not (home / "nginx.pid").exists():
-            assert proxy.poll() is None, f"nginx exited: {(home / 'err.log').read_text()}"
+            assert proxy.poll() is None, f"nginx exited: {(home / 'error.log').read_text()}"
             assert time.monotonic() < deadline, "nginx did not start within 30s"
             time.sleep(0.2)
         yield home
@@ -230,7 +232,7 @@ def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> It
     address = test_hosts.address("endpoint")
     token = secrets.token_urlsafe(24)
     home = tmp_path_factory.mktemp("endpoint")
-    credentials = {
+    both = {  # what the endpoint and its clients set alike
         "LAKEHOUSE_THRIFT_AUTH": "LDAP",
         "LAKEHOUSE_THRIFT_USER": ldap.user,
         "LAKEHOUSE_THRIFT_PASSWORD": ldap.password,
@@ -239,7 +241,7 @@ def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> It
         "LAKEHOUSE_BRONZE_SCHEMA": BRONZE,
     }
     env = {
-        **credentials,
+        **both,
         "LAKEHOUSE_HOME": str(home),
         "LAKEHOUSE_BIND_HOST": address,
         "LAKEHOUSE_CONNECT_BIND_HOST": "127.0.0.1",
@@ -253,7 +255,7 @@ def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> It
         "LAKEHOUSE_DRIVER_MEMORY": "1g",
     }
     client_env = {
-        **credentials,
+        **both,
         "LAKEHOUSE_TARGET": "thrift",
         "LAKEHOUSE_THRIFT_HOST": address,
         "LAKEHOUSE_THRIFT_PORT": str(THRIFT_PORT),
@@ -263,7 +265,7 @@ def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> It
     }
     try:
         print("\nendpoint: " + on_host("endpoint", [*LAKEHOUSE, "endpoint", "start"], env))
-        yield Endpoint(env, client_env, tls_proxy / "ca.pem", home)
+        yield Endpoint(env, client_env, home)
     finally:
         subprocess.run(
             test_hosts.exec("endpoint", [*LAKEHOUSE, "endpoint", "stop"]),
