@@ -382,7 +382,14 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
     on_host(
         "client",
         [*LAKEHOUSE, "run"],
-        {**endpoint.client_env, "LAKEHOUSE_HOME": str(tmp_path / "client")},
+        {
+            **endpoint.client_env,
+            "LAKEHOUSE_HOME": str(tmp_path / "client"),
+            # One dbt thread until Python models running at once over the shared Connect
+            # session stop failing now and then with a bare AssertionError (issue 28 item 1,
+            # seen here in fct_daily_revenue in 1 of 2 runs); this test is about the hosts.
+            "LAKEHOUSE_THREADS": "1",
+        },
         timeout=2400,
     )
     print(f"  lakehouse run on the client host: {time.monotonic() - started:.0f}s")
