@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
-	test-cluster test-auth test-metastore test-threads lint fix clean interop bench bench-analyst \
+	test-cluster test-multihost test-auth test-metastore test-threads lint fix clean interop bench \
+	bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
@@ -26,7 +27,7 @@ run: $(INSTALLED)
 
 ## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest --durations=15 -m "not slow and not cluster and not auth and not connect and not metastore and not distribution"
+	$(BIN)/python -m pytest --durations=15 -m "not slow and not cluster and not auth and not connect and not metastore and not multihost and not distribution"
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -45,6 +46,12 @@ test-threads: $(INSTALLED)
 ## loopback): the embedded target and the endpoint run the pipeline on its executors.
 test-cluster: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m cluster python_tests/integration/test_cluster.py
+
+## The cluster across hosts on this machine: the master, two workers, an LDAP directory, the
+## endpoint (LDAP, Connect token behind an nginx TLS proxy) and a dbt client, each in its own
+## network namespace with its own address (needs root, iproute2, slapd, ldap-utils, nginx-light).
+test-multihost: $(INSTALLED)
+	$(BIN)/python -m pytest -rA -s -m multihost python_tests/integration/test_multihost.py
 
 ## The endpoint's client authentication: Thrift with LDAP against a real slapd started here
 ## (needs Debian's slapd and ldap-utils).

@@ -6,90 +6,24 @@ An endpoint that listens beyond loopback must authenticate its clients (docs/dep
 
 from __future__ import annotations
 
-import secrets
-import shutil
-import subprocess
-import time
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 
 from lakehouse.dbt_runner import DbtRunner, environment
+from python_tests import directory
 from python_tests.conftest import PROJECT_DIR, endpoint_env, free_port, running_test_endpoint
+from python_tests.directory import PEOPLE, start_directory
 
 pytestmark = pytest.mark.auth
-SLAPD, LDAPADD = Path("/usr/sbin/slapd"), shutil.which("ldapadd")
-SUFFIX = "dc=lakehouse,dc=test"
-PEOPLE = f"ou=people,{SUFFIX}"
-
-
-@dataclass
-class Directory:
-    url: str
-    user: str
-    password: str
-
-
-SLAPD_CONF = """\
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/inetorgperson.schema
-modulepath /usr/lib/ldap
-moduleload back_mdb
-pidfile {home}/slapd.pid
-database mdb
-suffix "{suffix}"
-rootdn "cn=admin,{suffix}"
-rootpw {admin_password}
-directory {home}/data
-"""
-
-ENTRIES = """\
-dn: {suffix}
-objectClass: dcObject
-objectClass: organization
-o: lakehouse
-dc: lakehouse
-
-dn: {people}
-objectClass: organizationalUnit
-ou: people
-
-dn: uid={user},{people}
-objectClass: inetOrgPerson
-uid: {user}
-cn: {user}
-sn: {user}
-userPassword: {password}
-"""
 
 
 @pytest.fixture(scope="module")
 def ldap(tmp_path_factory):
     """slapd on a free loopback port with one user, `analyst`, and a random password."""
-    if not (SLAPD.exists() and LDAPADD):
-        pytest.skip("needs an LDAP server: apt-get install slapd ldap-utils")
-    home = tmp_path_factory.mktemp("ldap")
-    (home / "data").mkdir()
-    admin_password, password = secrets.token_urlsafe(12), secrets.token_urlsafe(12)
-    (home / "slapd.conf").write_text(
-        SLAPD_CONF.format(home=home, suffix=SUFFIX, admin_password=admin_password)
-    )
-    url = f"ldap://127.0.0.1:{free_port()}"
-    subprocess.run([SLAPD, "-f", home / "slapd.conf", "-h", f"{url}/"], check=True)
-    entries = ENTRIES.format(suffix=SUFFIX, people=PEOPLE, user="analyst", password=password)
-    for _ in range(20):  # slapd forks and listens shortly after
-        added = subprocess.run(
-            [LDAPADD, "-x", "-H", url, "-D", f"cn=admin,{SUFFIX}", "-w", admin_password],
-            input=entries, capture_output=True, text=True,
-        )  # fmt: skip
-        if added.returncode == 0:
-            break
-        time.sleep(0.5)
-    assert added.returncode == 0, added.stderr
-    yield Directory(url, "analyst", password)
-    subprocess.run(["kill", (home / "slapd.pid").read_text().strip()], check=False)
+    if reason := directory.missing():
+        pytest.skip(reason)
+    found = start_directory(tmp_path_factory.mktemp("ldap"), f"ldap://127.0.0.1:{free_port()}")
+    yield found
+    found.stop()
 
 
 @pytest.fixture(scope="module")

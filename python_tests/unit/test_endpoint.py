@@ -118,3 +118,23 @@ def test_listening_beyond_loopback_needs_authentication(monkeypatch, tmp_path):
     monkeypatch.setenv("LAKEHOUSE_THRIFT_AUTH", "KERBEROS")
     with pytest.raises(ProcessError, match="supports NONE and LDAP"):
         endpoint.endpoint_conf(endpoint.EndpointSettings.from_env())
+
+
+def test_connect_can_listen_on_loopback_behind_a_proxy(monkeypatch, tmp_path):
+    """Thrift on the host's address, Connect on loopback for a TLS proxy on the same host."""
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_BIND_HOST", "10.0.0.5")
+    monkeypatch.setenv("LAKEHOUSE_CONNECT_BIND_HOST", "127.0.0.1")
+    settings = endpoint.EndpointSettings.from_env()
+    conf = endpoint.endpoint_conf(settings)
+    assert conf["spark.connect.grpc.binding.address"] == "127.0.0.1"
+    assert conf["spark.hadoop.hive.server2.thrift.bind.host"] == "10.0.0.5"
+    assert settings.connect_url == "sc://127.0.0.1:15002"
+    assert settings.client_host == "10.0.0.5"
+
+
+def test_connect_alone_beyond_loopback_needs_authentication(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAKEHOUSE_HOME", str(tmp_path))
+    monkeypatch.setenv("LAKEHOUSE_CONNECT_BIND_HOST", "0.0.0.0")
+    with pytest.raises(ProcessError, match="LAKEHOUSE_CONNECT_BIND_HOST=0.0.0.0 .*THRIFT_AUTH"):
+        endpoint.check_exposure(endpoint.EndpointSettings.from_env())

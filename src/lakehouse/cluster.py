@@ -1,4 +1,4 @@
-"""A Spark standalone cluster on this host: one master and N worker JVMs, bound to loopback.
+"""A Spark standalone cluster: one master and N worker JVMs, by default all on this host's loopback.
 
 `lakehouse cluster start|stop|status`. The master and workers are pyspark's own Spark
 (`spark-class`), so nothing else needs installing. Point the project at it with
@@ -6,6 +6,11 @@ LAKEHOUSE_SPARK_MASTER=spark://127.0.0.1:7077: the embedded target and the endpo
 their tasks on the workers' executors, which receive the Delta jars from the driver (resolved by
 their Maven coordinates, as in local mode). Pids, logs and the workers' directories (one per
 executor, with its log) live in `$LAKEHOUSE_HOME/cluster/`.
+
+Across hosts (docs/deployment.md): the master's host runs `lakehouse cluster start` with
+LAKEHOUSE_CLUSTER_HOST set to its address (and LAKEHOUSE_CLUSTER_WORKERS=0 when it runs no
+worker); every worker host runs it with its own address and LAKEHOUSE_CLUSTER_MASTER set to the
+master's URL, which starts only that host's workers and waits until the master lists them.
 
 Each application gets LAKEHOUSE_CLUSTER_APP_CORES cores unless it asks for its own
 (`spark.cores.max`, LAKEHOUSE_SPARK_CORES_MAX): by default half of the cluster, so the endpoint
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +57,8 @@ class ClusterSettings:
     worker_cores: int = 1
     worker_memory: str = "2g"
     app_cores: int | None = None  # default: half of the cluster's cores
+    # The master this host's workers join (spark://host:port); None: this host runs the master.
+    join: str | None = None
 
     @classmethod
     def from_env(cls, project_dir: str | os.PathLike | None = None) -> ClusterSettings:
@@ -64,15 +72,18 @@ class ClusterSettings:
             worker_cores=_env_int("LAKEHOUSE_WORKER_CORES", cls.worker_cores),
             worker_memory=os.environ.get("LAKEHOUSE_WORKER_MEMORY") or cls.worker_memory,
             app_cores=_env_int("LAKEHOUSE_CLUSTER_APP_CORES", 0) if app_cores else None,
+            join=_master_to_join(os.environ.get("LAKEHOUSE_CLUSTER_MASTER")),
         )
 
     @property
     def master_url(self) -> str:
-        return f"spark://{self.host}:{self.port}"
+        return self.join or f"spark://{self.host}:{self.port}"
 
     @property
     def status_url(self) -> str:
-        return f"http://{self.host}:{self.ui_port}/json/"
+        """The master's JSON status (on the master's host, at LAKEHOUSE_CLUSTER_UI_PORT)."""
+        master_host = urllib.parse.urlsplit(self.master_url).hostname
+        return f"http://{master_host}:{self.ui_port}/json/"
 
     @property
     def directory(self) -> Path:
@@ -90,6 +101,17 @@ class ClusterSettings:
 
     def worker_names(self) -> list[str]:
         return [f"worker-{number}" for number in range(1, self.workers + 1)]
+
+
+def _master_to_join(url: str | None) -> str | None:
+    if not url:
+        return None
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "spark" or not parts.hostname or not parts.port:
+        raise ClusterError(
+            f"LAKEHOUSE_CLUSTER_MASTER={url!r}: expected the master's URL, spark://<host>:<port>."
+        )
+    return url
 
 
 def master_status(settings: ClusterSettings, timeout: float = 5.0) -> dict[str, Any] | None:
@@ -135,37 +157,26 @@ def _wait_for(settings: ClusterSettings, ready, what: str, timeout: float) -> di
 
 
 def start(settings: ClusterSettings, timeout: float = 120.0) -> str:
-    """Start the master, then the workers, and wait until every worker is registered."""
+    """Start the master (unless this host joins one), then this host's workers, and wait until
+    the master lists every one of them."""
     healthy, line = status(settings)
     if healthy:
         return f"already running: {line}"
-    if processes.read_pid(settings.pid_file("master")) is not None:
+    if _running_here(settings):
         raise ClusterError(
             f"A cluster process is running but the cluster is not healthy ({line}); run "
             "`lakehouse cluster stop` first."
         )
     processes.check_java()
-    processes.check_ports_free(
-        {
-            settings.port: "LAKEHOUSE_CLUSTER_PORT",
-            settings.ui_port: "LAKEHOUSE_CLUSTER_UI_PORT",
-        },
-        settings.host,
-    )
     settings.directory.mkdir(parents=True, exist_ok=True)
-    master = _spark_class(
-        MASTER_CLASS,
-        *("--host", settings.host, "--port", str(settings.port)),
-        *("--webui-port", str(settings.ui_port)),
-    )
-    default_cores = f"-Dspark.deploy.defaultCores={settings.default_app_cores}"
-    processes.launch(
-        master,
-        settings.pid_file("master"),
-        settings.log_file("master"),
-        _cluster_env(settings, default_cores),
-    )
-    _wait_for(settings, lambda s: s.get("status") == "ALIVE", "a live master", timeout)
+    if not settings.join:
+        _start_master(settings, timeout)
+    elif master_status(settings) is None:
+        raise ClusterError(
+            f"The master to join (LAKEHOUSE_CLUSTER_MASTER={settings.join}) does not answer at "
+            f"{settings.status_url}: start it first, and check that this host reaches its ports "
+            "(LAKEHOUSE_CLUSTER_UI_PORT is the master's status port)."
+        )
     for name in settings.worker_names():
         work_dir = settings.directory / name
         work_dir.mkdir(exist_ok=True)
@@ -181,14 +192,53 @@ def start(settings: ClusterSettings, timeout: float = 120.0) -> str:
         )
     _wait_for(
         settings,
-        lambda s: s.get("aliveworkers", 0) >= settings.workers,
-        f"{settings.workers} registered workers",
+        lambda s: _workers_here(settings, s) >= settings.workers,
+        f"{settings.workers} registered workers on {settings.host}",
         timeout,
     )
     return f"started: {status(settings)[1]}"
 
 
+def _start_master(settings: ClusterSettings, timeout: float) -> None:
+    processes.check_ports_free(
+        {
+            settings.port: "LAKEHOUSE_CLUSTER_PORT",
+            settings.ui_port: "LAKEHOUSE_CLUSTER_UI_PORT",
+        },
+        settings.host,
+    )
+    master = _spark_class(
+        MASTER_CLASS,
+        *("--host", settings.host, "--port", str(settings.port)),
+        *("--webui-port", str(settings.ui_port)),
+    )
+    default_cores = f"-Dspark.deploy.defaultCores={settings.default_app_cores}"
+    processes.launch(
+        master,
+        settings.pid_file("master"),
+        settings.log_file("master"),
+        _cluster_env(settings, default_cores),
+    )
+    _wait_for(settings, lambda s: s.get("status") == "ALIVE", "a live master", timeout)
+
+
+def _running_here(settings: ClusterSettings) -> list[str]:
+    """The cluster processes of this host that are alive."""
+    names = ["master", *settings.worker_names()]
+    return [name for name in names if processes.read_pid(settings.pid_file(name)) is not None]
+
+
+def _workers_here(settings: ClusterSettings, found: dict[str, Any]) -> int:
+    """The live workers the master lists at this host's address (other hosts may add theirs)."""
+    return sum(
+        1
+        for worker in found.get("workers", [])
+        if worker.get("state") == "ALIVE" and worker.get("host") == settings.host
+    )
+
+
 def stop(settings: ClusterSettings) -> str:
+    """Stop this host's workers, then its master (if it runs one)."""
     stopped = []
     for process in [*reversed(settings.worker_names()), "master"]:
         pid = processes.stop(settings.pid_file(process), timeout=30)
@@ -198,19 +248,20 @@ def stop(settings: ClusterSettings) -> str:
 
 
 def status(settings: ClusterSettings) -> tuple[bool, str]:
-    """(healthy, one line): the master alive with every worker registered, or why not."""
+    """(healthy, one line): the master alive with every worker of this host registered, or why
+    not."""
     found = master_status(settings)
     if found is None:
-        running = processes.read_pid(settings.pid_file("master")) is not None
         return False, (
-            f"master process up but {settings.status_url} does not answer"
-            if running
+            f"{', '.join(_running_here(settings))} up but {settings.status_url} does not answer"
+            if _running_here(settings)
             else "not running"
         )
-    alive = found.get("aliveworkers", 0)
+    here = _workers_here(settings, found)
     line = (
-        f"{settings.master_url}: {alive} of {settings.workers} workers, {found.get('cores', 0)} "
-        f"cores ({found.get('coresused', 0)} used), {len(found.get('activeapps', []))} running "
+        f"{settings.master_url}: {here} of {settings.workers} workers on {settings.host} "
+        f"({found.get('aliveworkers', 0)} in all), {found.get('cores', 0)} cores "
+        f"({found.get('coresused', 0)} used), {len(found.get('activeapps', []))} running "
         f"application(s); status {settings.status_url}, logs {settings.directory}"
     )
-    return found.get("status") == "ALIVE" and alive >= settings.workers, line
+    return found.get("status") == "ALIVE" and here >= settings.workers, line

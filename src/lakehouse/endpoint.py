@@ -50,6 +50,9 @@ class EndpointSettings:
     connect_port: int = 15002
     # Where Thrift and Connect listen: an address of this host, or 0.0.0.0 for all of them.
     bind_host: str = "localhost"
+    # Where Connect alone listens, when not at bind_host: loopback behind a TLS proxy on this
+    # host (PySpark sends a token to other hosts only over TLS, which Spark 4.0's server lacks).
+    connect_bind_host: str | None = None
     # Thrift authentication: NONE, or LDAP against ldap_url (users uid=<user>,<ldap_base_dn>).
     thrift_auth: str = "NONE"
     ldap_url: str | None = None
@@ -68,6 +71,7 @@ class EndpointSettings:
             thrift_port=int(os.environ.get("LAKEHOUSE_THRIFT_PORT") or cls.thrift_port),
             connect_port=int(os.environ.get("LAKEHOUSE_SPARK_CONNECT_PORT") or cls.connect_port),
             bind_host=os.environ.get("LAKEHOUSE_BIND_HOST") or cls.bind_host,
+            connect_bind_host=os.environ.get("LAKEHOUSE_CONNECT_BIND_HOST") or None,
             thrift_auth=(os.environ.get("LAKEHOUSE_THRIFT_AUTH") or cls.thrift_auth).upper(),
             ldap_url=os.environ.get("LAKEHOUSE_LDAP_URL") or None,
             ldap_base_dn=os.environ.get("LAKEHOUSE_LDAP_BASE_DN") or None,
@@ -126,13 +130,22 @@ class EndpointSettings:
         return self.directory / "secret.properties"
 
     @property
+    def connect_host(self) -> str:
+        """Where Spark Connect listens."""
+        return self.connect_bind_host or self.bind_host
+
+    @property
     def client_host(self) -> str:
-        """The address a client on this host uses."""
-        return "localhost" if self.bind_host in ("0.0.0.0", "::") else self.bind_host
+        """The address a client on this host uses for Thrift."""
+        return _client_address(self.bind_host)
 
     @property
     def connect_url(self) -> str:
-        return f"sc://{self.client_host}:{self.connect_port}"
+        return f"sc://{_client_address(self.connect_host)}:{self.connect_port}"
+
+
+def _client_address(bind_host: str) -> str:
+    return "localhost" if bind_host in ("0.0.0.0", "::") else bind_host
 
 
 def delta_jars(settings: EndpointSettings) -> list[Path]:
@@ -161,7 +174,7 @@ def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
             # For every client (dbt sets it itself): see DELTA_METADATA_ONLY_QUERIES.
             DELTA_METADATA_ONLY_QUERIES: "false",
             "spark.plugins": CONNECT_PLUGIN,
-            "spark.connect.grpc.binding.address": settings.bind_host,
+            "spark.connect.grpc.binding.address": settings.connect_host,
             "spark.connect.grpc.binding.port": str(settings.connect_port),
             **{f"spark.hadoop.{key}": value for key, value in settings.hive_conf().items()},
         }
@@ -254,21 +267,26 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 def check_exposure(settings: EndpointSettings) -> None:
-    """Refuse to listen beyond loopback for clients that need not authenticate."""
-    if settings.bind_host in LOOPBACK:
+    """Refuse to listen beyond loopback for clients that need not authenticate: once either side
+    does, both must (a Connect port on loopback may still be exposed by a proxy)."""
+    if settings.bind_host not in LOOPBACK:
+        exposed = f"LAKEHOUSE_BIND_HOST={settings.bind_host}"
+    elif settings.connect_host not in LOOPBACK:
+        exposed = f"LAKEHOUSE_CONNECT_BIND_HOST={settings.connect_host}"
+    else:
         return
     if settings.thrift_auth == "NONE":
         raise EndpointError(
-            f"LAKEHOUSE_BIND_HOST={settings.bind_host} lets other hosts reach the endpoint, but "
+            f"{exposed} lets other hosts reach the endpoint, but "
             "its Thrift side accepts anyone (LAKEHOUSE_THRIFT_AUTH=NONE): set "
             "LAKEHOUSE_THRIFT_AUTH=LDAP with LAKEHOUSE_LDAP_URL and LAKEHOUSE_LDAP_BASE_DN, or "
             "bind to localhost (docs/deployment.md)."
         )
     if not settings.connect_token:
         raise EndpointError(
-            f"LAKEHOUSE_BIND_HOST={settings.bind_host} lets other hosts reach the endpoint, but "
-            "its Spark Connect side accepts anyone: set LAKEHOUSE_CONNECT_TOKEN (and put a TLS "
-            "proxy in front of it), or bind to localhost (docs/deployment.md)."
+            f"{exposed} lets other hosts reach the endpoint, but its Spark Connect side accepts "
+            "anyone: set LAKEHOUSE_CONNECT_TOKEN (and put a TLS proxy in front of it, "
+            "LAKEHOUSE_CONNECT_BIND_HOST=127.0.0.1), or bind to localhost (docs/deployment.md)."
         )
 
 
