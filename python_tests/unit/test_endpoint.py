@@ -118,3 +118,20 @@ def test_listening_beyond_loopback_needs_authentication(monkeypatch, tmp_path):
     monkeypatch.setenv("LAKEHOUSE_THRIFT_AUTH", "KERBEROS")
     with pytest.raises(ProcessError, match="supports NONE and LDAP"):
         endpoint.endpoint_conf(endpoint.EndpointSettings.from_env())
+
+
+def test_waiting_for_the_endpoint_is_one_line_and_keeps_the_real_error(
+    settings, capfd, monkeypatch
+):
+    """Nothing listens on the Thrift port: each refused attempt stays quiet (Thrift logged
+    `Could not connect to any of ...` at ERROR for every one), one line says what start waits
+    for, and the last error is kept for the message if it never answers."""
+    monkeypatch.setattr(endpoint.time, "sleep", lambda seconds: None)
+    polls = iter([True] * 5 + [False])
+    error = endpoint.wait_for_sessions(settings, timeout=300, running=lambda: next(polls))
+    out, err = capfd.readouterr()
+    assert "Could not connect" not in out + err
+    assert err.splitlines() == [
+        "waiting up to 300s for thrift://localhost:10123 to accept a session ..."
+    ]
+    assert "Could not connect to any of" in error and "10123" in error
