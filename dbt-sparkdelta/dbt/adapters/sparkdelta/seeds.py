@@ -11,7 +11,7 @@ one SELECT casts each column to its type. Where they come from:
   which must be the same Spark application as the Thrift server (a Thrift server with the
   Spark Connect plugin): a global temporary view, which every session of the application sees;
 - any other method (`thrift` without Connect): a VALUES list in the statement, every value a
-  bound parameter escaped by the driver (slowly: minutes for 30,000 rows over PyHive).
+  bound parameter escaped by the driver (one statement: 30,000 rows in about 20 s over PyHive).
 
 Every statement goes through the adapter's connection (conflict retries, error wording, commit
 provenance). A Delta seed is replaced in one commit (`replace_table`): readers never see it
