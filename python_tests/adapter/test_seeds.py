@@ -294,3 +294,24 @@ class TestDeltaSeedReplacedInOneCommit:
         assert columns["id"] == ("int", "the id, 100% unique")
         assert columns["note"] == ("string", "a note with 'quotes' and a back\\slash")
         assert columns["Comment"][0] == 'it\'s the "documented" seed'
+
+
+class TestSeedOfAnotherFormat:
+    """A seed that asks for Parquet keeps dbt-spark's drop and create, then gets its rows by one
+    INSERT ... SELECT through the same route (exact values)."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {
+            "flat.csv": "id,name\n1,O'Brien\n2,\n",
+            "_flat.yml": "seeds:\n  - name: flat\n    config: {file_format: parquet}\n",
+        }
+
+    def test_loads_and_reloads(self, project):
+        for _ in range(2):
+            run_dbt(["seed"])
+        table = f"{project.test_schema}.flat"
+        rows = project.run_sql(f"select id, name from {table} order by id", fetch="all")
+        assert [tuple(row) for row in rows] == [(1, "O'Brien"), (2, None)]
+        detail = project.run_sql(f"describe table extended {table}", fetch="all")
+        assert ("Provider", "parquet") in {(row[0], row[1]) for row in detail}
