@@ -210,16 +210,16 @@ class TestSeedValuesLoadExactly:
         assert tuple(big) == (30000, 30000, "row '9999' \\ ✓")
         history = project.run_sql(f"describe history {project.test_schema}.big", fetch="all")
         operations = [row[4] for row in history]  # version, timestamp, userId, userName, operation
-        assert operations.count("WRITE") == 1
+        assert operations == ["CREATE OR REPLACE TABLE AS SELECT"]
 
     def test_the_seed_commit_carries_its_dbt_node(self, project):
-        """The rows' INSERT goes through the adapter's connection on every method (on thrift
-        too, from the Spark Connect session's view), so its commit names the dbt node."""
+        """The rows' CREATE OR REPLACE goes through the adapter's connection on every method (on
+        thrift too, from the Spark Connect session's view), so its commit names the dbt node."""
         run_dbt(["seed", "-s", "tricky"])
         history = project.run_sql(f"describe history {project.test_schema}.tricky", fetch="all")
         # DESCRIBE HISTORY's columns: 4 operation, 13 userMetadata (newest commit first).
-        newest_write = next(row for row in history if row[4] == "WRITE")
-        metadata = json.loads(newest_write[13])
+        assert history[0][4] == "CREATE OR REPLACE TABLE AS SELECT"
+        metadata = json.loads(history[0][13])
         assert metadata["dbt_node"].endswith("tricky") and metadata["dbt_invocation_id"]
 
     def test_a_bad_value_still_stops_the_seed(self, project):
@@ -232,3 +232,86 @@ class TestSeedValuesLoadExactly:
         )
         results = run_dbt(["seed", "-s", "bad"], expect_pass=False)
         assert "value 'two' is not a valid int" in results[0].message
+
+
+DOCUMENTED_SEED_YML = """
+seeds:
+  - name: documented
+    description: it's the "documented" seed
+    config:
+      persist_docs: {relation: true, columns: true}
+      column_types: {id: int, note: string}
+      tblproperties: {delta.enableChangeDataFeed: "true", team: analytics}
+      delta_features: [deletionVectors]
+    columns:
+      - name: id
+        description: the id, 100% unique
+        constraints: [{type: not_null}]
+      - name: note
+        description: a note with 'quotes' and a back\\slash
+"""
+
+
+class TestDeltaSeedReplacedInOneCommit:
+    """A Delta seed is written by one CREATE OR REPLACE TABLE ... AS SELECT: the first load
+    creates the table and every later load (plain or --full-refresh) replaces it in place, one
+    commit each (a reader never sees it missing or empty), with the properties, features,
+    constraint, table and column comments it declares, and its history kept."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {"documented.csv": "id,note\n1,O'Brien\n2,\n", "_seeds.yml": DOCUMENTED_SEED_YML}
+
+    def test_one_commit_per_load(self, project):
+        table = f"{project.test_schema}.documented"
+        for args in (["seed"], ["seed"], ["seed", "--full-refresh"]):
+            run_dbt(args)
+        history = project.run_sql(f"describe history {table}", fetch="all")
+        assert [(row[0], row[4]) for row in history] == [
+            (version, "CREATE OR REPLACE TABLE AS SELECT") for version in (2, 1, 0)
+        ]
+        for row in history:
+            assert json.loads(row[13])["dbt_node"].endswith("documented")
+        rows = project.run_sql(f"select id, note from {table} order by id", fetch="all")
+        assert [tuple(row) for row in rows] == [(1, "O'Brien"), (2, None)]
+        # the first version stays readable: replaced in place, not dropped
+        [count] = project.run_sql(f"select count(*) from {table} version as of 0", fetch="all")
+        assert count[0] == 2
+
+    def test_declared_properties_constraints_and_comments(self, project):
+        table = f"{project.test_schema}.documented"
+        properties = dict(
+            tuple(row) for row in project.run_sql(f"show tblproperties {table}", fetch="all")
+        )
+        assert properties["delta.enableChangeDataFeed"] == "true"
+        assert properties["team"] == "analytics"
+        assert properties["delta.feature.deletionVectors"] == "supported"
+        assert properties["delta.constraints.id_not_null"] == "`id` is not null"
+        columns = {
+            row[0]: (row[1], row[2])
+            for row in project.run_sql(f"describe table extended {table}", fetch="all")
+        }
+        assert columns["id"] == ("int", "the id, 100% unique")
+        assert columns["note"] == ("string", "a note with 'quotes' and a back\\slash")
+        assert columns["Comment"][0] == 'it\'s the "documented" seed'
+
+
+class TestSeedOfAnotherFormat:
+    """A seed that asks for Parquet keeps dbt-spark's drop and create, then gets its rows by one
+    INSERT ... SELECT through the same route (exact values)."""
+
+    @pytest.fixture(scope="class")
+    def seeds(self):
+        return {
+            "flat.csv": "id,name\n1,O'Brien\n2,\n",
+            "_flat.yml": "seeds:\n  - name: flat\n    config: {file_format: parquet}\n",
+        }
+
+    def test_loads_and_reloads(self, project):
+        for _ in range(2):
+            run_dbt(["seed"])
+        table = f"{project.test_schema}.flat"
+        rows = project.run_sql(f"select id, name from {table} order by id", fetch="all")
+        assert [tuple(row) for row in rows] == [(1, "O'Brien"), (2, None)]
+        detail = project.run_sql(f"describe table extended {table}", fetch="all")
+        assert ("Provider", "parquet") in {(row[0], row[1]) for row in detail}

@@ -138,3 +138,20 @@ def test_connect_alone_beyond_loopback_needs_authentication(monkeypatch, tmp_pat
     monkeypatch.setenv("LAKEHOUSE_CONNECT_BIND_HOST", "0.0.0.0")
     with pytest.raises(ProcessError, match="LAKEHOUSE_CONNECT_BIND_HOST=0.0.0.0 .*THRIFT_AUTH"):
         endpoint.check_exposure(endpoint.EndpointSettings.from_env())
+
+
+def test_waiting_for_the_endpoint_is_one_line_and_keeps_the_real_error(
+    settings, capfd, monkeypatch
+):
+    """Nothing listens on the Thrift port: each refused attempt stays quiet (Thrift logged
+    `Could not connect to any of ...` at ERROR for every one), one line says what start waits
+    for, and the last error is kept for the message if it never answers."""
+    monkeypatch.setattr(endpoint.time, "sleep", lambda seconds: None)
+    polls = iter([True] * 5 + [False])
+    error = endpoint.wait_for_sessions(settings, timeout=300, running=lambda: next(polls))
+    out, err = capfd.readouterr()
+    assert "Could not connect" not in out + err
+    assert err.splitlines() == [
+        "waiting up to 300s for thrift://localhost:10123 to accept a session ..."
+    ]
+    assert "Could not connect to any of" in error and "10123" in error

@@ -181,3 +181,18 @@ def test_hive_metadata_lists_every_table_hive_needs():
     assert {"TBLS", "DBS", "SDS", "COLUMNS_V2", "PARTITIONS", "VERSION", "FUNCS"} <= tables
     # classes stored inside another's table (MOrder, MResourceUri) have none of their own
     assert not {"SORT_ORDER", "RESOURCE_URI"} & tables
+
+
+def test_start_and_status_count_the_same_tables(monkeypatch):
+    """`start` counted Hive's metadata tables (44) and `status` every table PostgreSQL lists
+    (45: DataNucleus's SEQUENCE_TABLE too). Both now say it through describe_tables: how many
+    of Hive's metadata tables are there, and which other tables."""
+    hive_tables = metastore.metadata_tables()
+    listed = [*sorted(hive_tables), "SEQUENCE_TABLE"]
+    said = f"{len(hive_tables)} of {len(hive_tables)} Hive metadata tables, plus SEQUENCE_TABLE"
+    assert metastore.describe_tables(listed) == said
+    assert metastore.describe_tables(listed[1:]).startswith(f"{len(hive_tables) - 1} of ")
+    monkeypatch.setattr(metastore.server, "server_pid", lambda settings: 4242)
+    monkeypatch.setattr(metastore.server, "_psql", lambda *args, **kwargs: "\n".join(listed))
+    healthy, line = metastore.status(metastore.MetastoreSettings.from_env())
+    assert healthy and f", {said};" in line

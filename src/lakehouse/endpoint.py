@@ -17,7 +17,10 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,27 +243,70 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
 
 def accepts_sessions(settings: EndpointSettings) -> bool:
     """True when the Thrift port opens a real HiveServer2 session and runs a query."""
+    return session_error(settings) is None
+
+
+def session_error(settings: EndpointSettings) -> str | None:
+    """Why the Thrift port does not open a HiveServer2 session and run a query; None when it
+    does."""
     from pyhive import hive
 
-    logging.getLogger("thrift").setLevel(logging.CRITICAL)  # "could not connect" while starting
     try:
-        connection = hive.connect(
-            host=settings.client_host,
-            port=settings.thrift_port,
-            username=settings.user,
-            password=settings.password if settings.thrift_auth == "LDAP" else None,
-            auth=settings.thrift_auth,
-        )
-    except Exception:
-        return False
+        with _quiet_thrift_socket():
+            connection = hive.connect(
+                host=settings.client_host,
+                port=settings.thrift_port,
+                username=settings.user,
+                password=settings.password if settings.thrift_auth == "LDAP" else None,
+                auth=settings.thrift_auth,
+            )
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
     try:
         cursor = connection.cursor()
         cursor.execute("select 1")
-        return cursor.fetchall() == [(1,)]
-    except Exception:
-        return False
+        rows = cursor.fetchall()
+        return None if rows == [(1,)] else f"select 1 returned {rows}"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
     finally:
         connection.close()
+
+
+@contextmanager
+def _quiet_thrift_socket() -> Iterator[None]:
+    """Thrift's TSocket logs `Could not connect to any of [...]` at ERROR for every refused
+    attempt, and dbt-spark sets the level of `thrift.transport` itself, so only this logger's
+    own level silences it. A refused attempt while the endpoint starts is expected; the caller
+    reports the error."""
+    socket_logger = logging.getLogger("thrift.transport.TSocket")
+    level = socket_logger.level
+    socket_logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        socket_logger.setLevel(level)
+
+
+def wait_for_sessions(
+    settings: EndpointSettings, timeout: float, running: Callable[[], bool]
+) -> str | None:
+    """Wait until the endpoint accepts a session, while `running()`; None when it does, else
+    the last error. Says it is waiting in one line on stderr, not one per attempt."""
+    print(
+        f"waiting up to {timeout:.0f}s for thrift://{settings.client_host}:"
+        f"{settings.thrift_port} to accept a session ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    deadline = time.monotonic() + timeout
+    error = "not tried"
+    while running():
+        error = session_error(settings)
+        if error is None or time.monotonic() >= deadline:
+            return error
+        time.sleep(2)
+    return error
 
 
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
@@ -315,19 +361,19 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
         spark_submit_command(settings), settings.pid_file, settings.log_file, settings.process_env()
     )
     pid = processes.read_pid(settings.pid_file)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if processes.read_pid(settings.pid_file) is None:
-            settings.pid_file.unlink(missing_ok=True)
-            output = processes.output_since(settings.log_file, start_offset)
-            raise EndpointError(explain_launch_failure(output, settings.log_file))
-        if accepts_sessions(settings):
-            return f"started (pid {pid}): {status_line(settings, pid)}"
-        time.sleep(2)
+    error = wait_for_sessions(
+        settings, timeout, lambda: processes.read_pid(settings.pid_file) is not None
+    )
+    if error is None:
+        return f"started (pid {pid}): {status_line(settings, pid)}"
+    if processes.read_pid(settings.pid_file) is None:
+        settings.pid_file.unlink(missing_ok=True)
+        output = processes.output_since(settings.log_file, start_offset)
+        raise EndpointError(explain_launch_failure(output, settings.log_file))
     stop(settings)
     raise EndpointError(
-        f"The endpoint did not accept a session within {timeout:.0f}s; it was stopped. "
-        f"Log: {settings.log_file}"
+        f"The endpoint did not accept a session within {timeout:.0f}s ({error}); it was "
+        f"stopped. Log: {settings.log_file}"
     )
 
 

@@ -1,12 +1,14 @@
-"""The Thrift endpoint: several dbt processes as clients at once, and the endpoint going away
-(stopped, then back; hung)."""
+"""The Thrift endpoint: several dbt processes as clients at once, readers during a build, and
+the endpoint going away (stopped, then back; hung)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from python_tests.conftest import (
     unique_schema,
 )
 from python_tests.integration.conftest import DbtProject
-from python_tests.integration.reliability.shared import BUILD, COMPARED
+from python_tests.integration.reliability.shared import BUILD, COMPARED, versions
 
 VENV_BIN = Path(sys.executable).parent
 
@@ -41,14 +43,16 @@ class ThriftClients:
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "SPARKDELTA_KILL_AT"}
         env.update(
-            LAKEHOUSE_TARGET="thrift",
-            LAKEHOUSE_THRIFT_PORT=str(self.settings.thrift_port),
-            LAKEHOUSE_SPARK_CONNECT_URL=self.settings.connect_url,
-            LAKEHOUSE_SCHEMA=self.schema,
-            LAKEHOUSE_BRONZE_SCHEMA=self.bronze,
-            LAKEHOUSE_THREADS="1",
-            LAKEHOUSE_POLL_INTERVAL="1",
-            **extra,
+            {
+                "LAKEHOUSE_TARGET": "thrift",
+                "LAKEHOUSE_THRIFT_PORT": str(self.settings.thrift_port),
+                "LAKEHOUSE_SPARK_CONNECT_URL": self.settings.connect_url,
+                "LAKEHOUSE_SCHEMA": self.schema,
+                "LAKEHOUSE_BRONZE_SCHEMA": self.bronze,
+                "LAKEHOUSE_THREADS": "1",
+                "LAKEHOUSE_POLL_INTERVAL": "1",
+                **extra,  # last: a test's own value wins
+            }
         )
         return env
 
@@ -72,6 +76,48 @@ class ThriftClients:
         return self.start(name, *args, **env).wait(timeout=timeout)
 
 
+class ThriftReader(threading.Thread):
+    """An analyst's client: counts the rows of `tables` over its own Thrift connection (PyHive),
+    again and again until stopped; every error and every count is recorded."""
+
+    def __init__(self, settings, tables: list[str]):
+        super().__init__(daemon=True)
+        self.settings, self.tables = settings, tables
+        self.counts: dict[str, list[int]] = {table: [] for table in tables}
+        self.errors: list[str] = []
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        from pyhive import hive
+
+        connection = hive.connect(host="localhost", port=self.settings.thrift_port, username="r")
+        try:
+            cursor = connection.cursor()
+            while not self.stopped.is_set():
+                for table in self.tables:
+                    try:
+                        cursor.execute(f"select count(*) from {table}")
+                        self.counts[table].append(cursor.fetchall()[0][0])
+                    except Exception as exc:  # noqa: BLE001 - recorded, the test asserts none
+                        self.errors.append(f"{table}: {exc}")
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    def __enter__(self) -> ThriftReader:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.join(timeout=120)
+
+
+def seed_row_count(name: str) -> int:
+    with open(PROJECT_DIR / "seeds" / f"{name}.csv", newline="") as file:
+        return len(list(csv.reader(file))) - 1
+
+
 @pytest.fixture(scope="class")
 def clients(thrift, delta_spark, tmp_path_factory):
     from pyspark.sql.connect.session import SparkSession as ConnectSession
@@ -93,6 +139,33 @@ def clients(thrift, delta_spark, tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.endpoint
 class TestThriftClients:
+    def test_readers_never_see_a_seed_vanish_or_empty(self, thrift, clients):
+        """Seeds replaced in one Delta commit on `thrift`, by a `dbt build` (rows through the
+        Connect session's global view) and by a `dbt seed` without Spark Connect (rows as one
+        VALUES statement of bound parameters): a reader counting them through Thrift the whole
+        time never fails and never finds one missing or empty, and each load adds exactly one
+        commit, CREATE OR REPLACE TABLE AS SELECT, naming its dbt node."""
+        project, dbt = clients
+        seeds = {name: seed_row_count(name) for name in ("order_statuses", "country_codes")}
+        before = versions(project, seeds)
+        tables = {project.relation(name): name for name in seeds}
+        with ThriftReader(thrift, list(tables)) as reader:
+            assert dbt.run("build_read", *BUILD) == 0, dbt.output("build_read")
+            code = dbt.run("seed_values", "seed", LAKEHOUSE_SPARK_CONNECT_URL="")
+            assert code == 0, dbt.output("seed_values")
+        assert reader.errors == []
+        for table, counts in reader.counts.items():
+            assert counts and set(counts) == {seeds[tables[table]]}, (table, sorted(set(counts)))
+        for name in seeds:
+            loads = [row for row in project.history(name) if row.version > before[name]]
+            assert [row.operation for row in loads] == ["CREATE OR REPLACE TABLE AS SELECT"] * 2
+            assert all(json.loads(row.userMetadata)["dbt_node"] == f"seed.lakehouse.{name}"
+                       for row in loads)  # fmt: skip
+            assert project.count(name) == seeds[name]
+        reads = sum(len(counts) for counts in reader.counts.values())
+        print(f"  {reads} reads of the seeds during a build and a seed, none failed or empty")
+        RELIABILITY["seed reads during builds, none failed or empty"] += reads
+
     def test_four_writers_on_overlapping_selections(self, clients, reference):
         """Two `dbt build`s on overlapping selections, a `dbt run` of a MERGE model and an
         OPTIMIZE, at once, as four client processes of one endpoint; then a rerun. Every

@@ -33,6 +33,7 @@ from dbt.adapters.sparkdelta.session import redact_jdbc_url
 from lakehouse.metastore.hive import (
     DRIVER_CLASS,
     HIVE_SCHEMA_VERSION,
+    describe_tables,
     hive_metastore_jar,
     init_schema,
     metadata_classes,
@@ -70,6 +71,7 @@ __all__ = [
     "MetastoreSettings",
     "SERVER_ACCOUNT",
     "check_driver",
+    "describe_tables",
     "exports",
     "hive_metastore_jar",
     "init_schema",

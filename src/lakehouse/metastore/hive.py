@@ -8,6 +8,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from dbt.adapters.sparkdelta.session import redact_jdbc_url
@@ -47,6 +48,18 @@ def metadata_tables(jar: Path | None = None) -> set[str]:
         if element.get("table")
         and (element.tag == "field" or element.get("embedded-only") != "true")
     }
+
+
+def describe_tables(names: Iterable[str]) -> str:
+    """What `metastore start` and `metastore status` both say of a metastore database's tables:
+    how many of Hive's metadata tables (metadata_tables) it holds, and which others (DataNucleus
+    adds its SEQUENCE_TABLE of id sequences: 44 of Hive's plus 1 make the 45 that PostgreSQL
+    lists)."""
+    found = {name.upper() for name in names}
+    expected = metadata_tables()
+    text = f"{len(found & expected)} of {len(expected)} Hive metadata tables"
+    others = sorted(found - expected)
+    return f"{text}, plus {', '.join(others)}" if others else text
 
 
 def init_schema(
@@ -135,14 +148,17 @@ def _init_schema_here() -> int:
             if missing:
                 print(f"the metastore lacks tables {sorted(missing)}; it was not made here.")
                 return 1
-            print(f"schema {_schema_version(connection)} already there")
+            print(
+                f"schema {_schema_version(connection)} already there: {describe_tables(existing)}"
+            )
             return 0
         _create_tables(jvm, jdo)
         # Hive's own start: the VERSION row, the default database, the admin and public roles.
         SparkContext(conf=conf, gateway=gateway)
         spark = SparkSession.builder.enableHiveSupport().getOrCreate()
         spark.sql("show databases").collect()
-        missing = metadata_tables() - _tables(gateway, connection)
+        tables = _tables(gateway, connection)
+        missing = metadata_tables() - tables
         version = _schema_version(connection)
         spark.stop()
     finally:
@@ -150,7 +166,7 @@ def _init_schema_here() -> int:
     if missing or version != HIVE_SCHEMA_VERSION:
         print(f"after initialisation: tables missing {sorted(missing)}, version {version!r}.")
         return 1
-    print(f"schema {version} initialised ({len(metadata_tables())} tables)")
+    print(f"schema {version} initialised: {describe_tables(tables)}")
     return 0
 
 

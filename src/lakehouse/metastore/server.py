@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from lakehouse import processes
-from lakehouse.metastore.hive import init_schema
+from lakehouse.metastore.hive import describe_tables, init_schema
 from lakehouse.metastore.settings import (
     DATABASE,
     INSTALL_HINT,
@@ -246,12 +246,13 @@ def status(settings: MetastoreSettings) -> tuple[bool, str]:
     try:
         tables = _psql(
             settings,
-            "select count(*) from information_schema.tables where table_schema = 'public'",
+            "select table_name from information_schema.tables "
+            "where table_schema = 'public' and table_type = 'BASE TABLE'",
             database=DATABASE,
-        ).strip()
+        ).split()
     except MetastoreError as exc:
         return False, f"process {pid} is up but does not answer: {exc}"
     return True, (
-        f"running (pid {pid}): {settings.local_url}, {tables} metastore tables; "
+        f"running (pid {pid}): {settings.local_url}, {describe_tables(tables)}; "
         f"log {settings.log_file}"
     )

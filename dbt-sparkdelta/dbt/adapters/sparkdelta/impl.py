@@ -252,28 +252,43 @@ class SparkDeltaAdapter(SparkAdapter):
         return str(getattr(self.config.credentials.method, "value", self.config.credentials.method))
 
     @available
-    def load_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str | None:
-        """Load a seed's rows into `relation` as a DataFrame (seeds.py); None when this method
-        has no SparkSession to send them through (dbt-spark's loader then runs)."""
-        route = self._seed_route()
-        if route is None:
-            return None
-        return seeds.load_rows(self, route, relation, agate_table, types)
+    def replace_seed_table(
+        self, relation: str, head: str, view_columns: list[str], agate_table: Any, types: list[str]
+    ) -> str:
+        """Create or replace a Delta seed's table with its rows in one commit (seeds.py)."""
+        return seeds.replace_table(
+            self, self._seed_route(), relation, head, view_columns, agate_table, types
+        )
 
-    def _seed_route(self) -> seeds.SeedRoute | None:
+    @available
+    def insert_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str:
+        """Insert a seed's rows into its just created table of another format (seeds.py)."""
+        return seeds.insert_rows(self, self._seed_route(), relation, agate_table, types)
+
+    @available
+    def seed_column_types(self, agate_table: Any, column_types: Mapping[str, str]) -> list[str]:
+        """Each seed column's type: the seed's `column_types`, else dbt's inference."""
+        return [
+            column_types.get(name) or self.convert_type(agate_table, index)
+            for index, name in enumerate(agate_table.column_names)
+        ]
+
+    def _seed_route(self) -> seeds.SeedRoute:
         """The one decision of how seed rows travel, per connection method (see seeds.py)."""
         from dbt.adapters.sparkdelta.session import active_session
 
         method = self.connection_method()
-        if method == "session":
-            return seeds.SeedRoute(active_session(), shared=False)
-        if method == "connect":
-            return seeds.SeedRoute(self._connect_session(), shared=False)
         credentials = self.config.credentials
+        if method in ("session", "connect"):
+            session = active_session() if method == "session" else self._connect_session()
+            if session is None:
+                raise DbtRuntimeError(f"Seeds on `{method}`: no SparkSession to load them through.")
+            return seeds.SeedRoute(session)
         if method == "thrift" and credentials.connect_url():
             session = shared_connect_session(credentials, credentials.connect_url())
             return seeds.SeedRoute(session, shared=True)
-        return None
+        # No SparkSession: the rows as bound parameters, with the driver's marker.
+        return seeds.SeedRoute(None, binding_char="?" if method == "odbc" else "%s")
 
     def _connect_session(self) -> Any:
         """The Spark Connect session of this thread's connection (method `connect`), else None."""
