@@ -8,7 +8,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import cache
 from typing import Any
 
@@ -256,14 +256,16 @@ class SparkDeltaAdapter(SparkAdapter):
         self, relation: str, head: str, view_columns: list[str], agate_table: Any, types: list[str]
     ) -> str:
         """Create or replace a Delta seed's table with its rows in one commit (seeds.py)."""
-        return seeds.replace_table(
-            self, self._seed_route(), relation, head, view_columns, agate_table, types
-        )
+        with self._seed_load():
+            return seeds.replace_table(
+                self, self._seed_route(), relation, head, view_columns, agate_table, types
+            )
 
     @available
     def insert_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str:
         """Insert a seed's rows into its just created table of another format (seeds.py)."""
-        return seeds.insert_rows(self, self._seed_route(), relation, agate_table, types)
+        with self._seed_load():
+            return seeds.insert_rows(self, self._seed_route(), relation, agate_table, types)
 
     @available
     def seed_column_types(self, agate_table: Any, column_types: Mapping[str, str]) -> list[str]:
@@ -272,6 +274,14 @@ class SparkDeltaAdapter(SparkAdapter):
             column_types.get(name) or self.convert_type(agate_table, index)
             for index, name in enumerate(agate_table.column_names)
         ]
+
+    def _seed_load(self) -> AbstractContextManager:
+        """On the embedded session a seed's rows (a DataFrame of the classic API) and its commit
+        (tagged with its node) are this thread's alone: no Connect model flips PySpark's API
+        mode, no other thread's commit runs between its settings (API_MODES)."""
+        if self.connection_method() == "session":
+            return API_MODES.using("classic", exclusive=True)
+        return nullcontext()
 
     def _seed_route(self) -> seeds.SeedRoute:
         """The one decision of how seed rows travel, per connection method (see seeds.py)."""
