@@ -38,10 +38,12 @@ def _session(args: argparse.Namespace):
         return get_or_create_session(session_settings(project_dir))
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-    from dbt.adapters.sparkdelta.spark_connect import with_token
+    from dbt.adapters.sparkdelta.spark_connect import close_at_exit, with_token
 
     url = with_token(output["spark_connect_url"], output.get("token") or None)
-    return ConnectSession.builder.remote(url).getOrCreate()
+    session = ConnectSession.builder.remote(url).getOrCreate()
+    close_at_exit(session)
+    return session
 
 
 def _generator(args: argparse.Namespace) -> ShopGenerator:

@@ -8,8 +8,10 @@ for an in-process SparkSession.
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import decimal
+import weakref
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
@@ -108,7 +110,23 @@ def open_session(url: str, retry_seconds: int, settings: Mapping[str, str] | Non
     except BaseException:
         close_session(session)
         raise
+    close_at_exit(session)
     return session
+
+
+def close_at_exit(session: Any) -> None:
+    """Close `session` when the interpreter exits, if it is still open then. PySpark releases a
+    server-cached relation in its `__del__` with a gRPC call, which blocks forever during the
+    interpreter's finalization while the session is open (seen: a build on the thrift target
+    whose process never exited)."""
+    reference = weakref.ref(session)
+
+    def close_if_open() -> None:
+        open_session = reference()
+        if open_session is not None and not open_session.client.is_closed:
+            close_session(open_session)
+
+    atexit.register(close_if_open)
 
 
 def close_session(session: Any) -> None:
