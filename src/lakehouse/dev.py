@@ -61,10 +61,10 @@ class Footprint:
 class DevLoop:
     """The loop's steps for one project, production schema and development schema."""
 
-    project_dir: Path = PROJECT_DIR
-    prod_schema: str = "lakehouse"
-    dev_schema: str = "dev_analyst"
-    state_dir: Path = PROJECT_DIR / ".lakehouse" / "prod-state"
+    project_dir: Path
+    prod_schema: str
+    dev_schema: str
+    state_dir: Path  # production's dbt artifacts (prod_state_dir)
     work_dir: Path | None = None  # the development builds' target/ and logs/ (default: project)
 
     @classmethod
