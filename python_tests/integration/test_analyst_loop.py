@@ -37,7 +37,7 @@ def versions(spark, schema: str) -> dict[str, int]:
     """Each Delta table of `schema` with its current version."""
     found = {}
     for table in spark.catalog.listTables(schema):
-        if table.tableType != "VIEW":
+        if not table.isTemporary and table.tableType != "VIEW":
             history = spark.sql(f"describe history `{schema}`.`{table.name}` limit 1").collect()
             found[table.name] = history[0].version
     return found

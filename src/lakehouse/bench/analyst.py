@@ -56,7 +56,8 @@ def loop_steps(spark, work: Path) -> dict:
     os.environ["LAKEHOUSE_BRONZE_SCHEMA"] = bronze
     _, steps["dev schema: lakehouse dev clone"] = loop.clone()
     used = footprint(spark, dev)
-    tables = [t.name for t in spark.catalog.listTables(prod) if t.tableType != "VIEW"]
+    listed = spark.catalog.listTables(prod)  # the session's temporary views too
+    tables = [t.name for t in listed if not t.isTemporary and t.tableType != "VIEW"]
     spark.sql(f"create schema `{floor}`")
     steps["floor: SHALLOW CLONE of each table, direct"] = seconds_of(
         lambda: [
