@@ -142,9 +142,7 @@ class SparkDeltaAdapter(SparkAdapter):
                 raise DbtRuntimeError(f"Invalid session setting {key}={value!r}: one line, no ';'.")
         # The embedded session's settings are every dbt thread's: no other statement of this
         # process runs between this SET and RESET (a commit of another model would carry them).
-        embedded = self.connection_method() == "session"
-        alone = API_MODES.using("classic", exclusive=True) if embedded else nullcontext()
-        with alone:
+        with self._embedded_alone():
             previous = {key: self._session_setting(key) for key in settings}
             for key, value in settings.items():
                 self.execute(f"set {key} = {value}")
@@ -256,7 +254,7 @@ class SparkDeltaAdapter(SparkAdapter):
         self, relation: str, head: str, view_columns: list[str], agate_table: Any, types: list[str]
     ) -> str:
         """Create or replace a Delta seed's table with its rows in one commit (seeds.py)."""
-        with self._seed_load():
+        with self._embedded_alone():
             return seeds.replace_table(
                 self, self._seed_route(), relation, head, view_columns, agate_table, types
             )
@@ -264,7 +262,7 @@ class SparkDeltaAdapter(SparkAdapter):
     @available
     def insert_seed_rows(self, relation: str, agate_table: Any, types: list[str]) -> str:
         """Insert a seed's rows into its just created table of another format (seeds.py)."""
-        with self._seed_load():
+        with self._embedded_alone():
             return seeds.insert_rows(self, self._seed_route(), relation, agate_table, types)
 
     @available
@@ -275,10 +273,10 @@ class SparkDeltaAdapter(SparkAdapter):
             for index, name in enumerate(agate_table.column_names)
         ]
 
-    def _seed_load(self) -> AbstractContextManager:
-        """On the embedded session a seed's rows (a DataFrame of the classic API) and its commit
-        (tagged with its node) are this thread's alone: no Connect model flips PySpark's API
-        mode, no other thread's commit runs between its settings (API_MODES)."""
+    def _embedded_alone(self) -> AbstractContextManager:
+        """On the embedded session, this thread's work alone in PySpark's classic API: no
+        Connect model flips the API mode under it (a seed's DataFrame), no other thread's
+        statement runs between its settings and its commit (API_MODES). Elsewhere, nothing."""
         if self.connection_method() == "session":
             return API_MODES.using("classic", exclusive=True)
         return nullcontext()
