@@ -19,32 +19,19 @@ order_lines as (
 ),
 
 checked_changes as (
-    select
-        'customers' as source_table,
-        customer_id as record_id,
-        {{ shop_change_rejection('customers') }} as rejection_reason,
-        to_json(struct(*)) as record,
-        batch_id,
-        loaded_at
-    from customers
-    union all
-    select
-        'orders' as source_table,
-        order_id as record_id,
-        {{ shop_change_rejection('orders') }} as rejection_reason,
-        to_json(struct(*)) as record,
-        batch_id,
-        loaded_at
-    from orders
-    union all
-    select
-        'order_lines' as source_table,
-        order_line_id as record_id,
-        {{ shop_change_rejection('order_lines') }} as rejection_reason,
-        to_json(struct(*)) as record,
-        batch_id,
-        loaded_at
-    from order_lines
+    {% for source_table in ['customers', 'orders', 'order_lines'] -%}
+        select
+            '{{ source_table }}' as source_table,
+            {{ shop_entity(source_table).key }} as record_id,
+            {{ shop_change_rejection(source_table) }} as rejection_reason,
+            to_json(struct(*)) as record,
+            batch_id,
+            loaded_at
+        from {{ source_table }}
+        {% if not loop.last -%}
+            union all
+        {% endif -%}
+    {%- endfor %}
 ),
 
 final as (

@@ -1,10 +1,12 @@
-"""Bronze commits no batch-id watermark could follow, appended by an independent Delta writer
-(plain DataFrame appends, no project code, no idempotency ids): a backfill with a lower batch
-id, NULL batch ids, two loaders with interleaved and equal batch ids, a commit that lands while
-`dbt build` runs, orders without a date or status, and the largest quantity times the largest
-price. After each build the silver and gold tables equal a `--full-refresh` build and the
-independent recompute of python_tests/shop_reference.py; the specific outcomes are checked on
-the rows and on the Delta history.
+"""Bronze commits no batch-id watermark could follow, made by an independent Delta writer
+(plain DataFrame appends and Delta DML, no project code, no idempotency ids): a backfill with a
+lower batch id, NULL batch ids, two loaders with interleaved and equal batch ids, a commit that
+lands while `dbt build` runs, orders without a date or status, the largest quantity times the
+largest price, a correction in place, the erasure of a customer, an overwrite, a compaction
+and a change-feed gap. After each incremental build the silver and gold tables equal the
+independent recompute of python_tests/shop_reference.py; at the end, a `--full-refresh` build
+of the same bronze equals them too (built once: the recompute is checked after every step).
+The specific outcomes are checked on the rows and on the Delta history.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from lakehouse.shop.bronze import arrow_schema, create_bronze_tables
@@ -56,12 +60,33 @@ class LateChanges(Sequence):
         name = f"`{self.incremental.bronze_schema}`.`{table}`"
         frame = self.spark.createDataFrame(pa.Table.from_pylist(rows, schema=arrow_schema(table)))
         frame.write.format("delta").mode("append").saveAsTable(name)
+        return self.bronze_version(table)
+
+    def build(self, after: str) -> None:
+        self.incremental.dbt(*BUILD)
+        self.check(after_batch=after, full_refresh=False)
+
+    def sql(self, statement: str) -> int:
+        """One Delta statement on bronze (`{bronze}` is its schema); returns the version made."""
+        statement = statement.format(bronze=f"`{self.incremental.bronze_schema}`")
+        self.spark.sql(statement)
+        table = statement.split("`")[3]  # the first table the statement names
+        return self.bronze_version(table)
+
+    def bronze_version(self, table: str) -> int:
+        name = f"`{self.incremental.bronze_schema}`.`{table}`"
         return self.spark.sql(f"describe history {name} limit 1").first().version
 
-    def build_both(self, after: str) -> None:
-        self.incremental.dbt(*BUILD)
-        self.full_refresh.dbt(*BUILD, "--full-refresh")
-        self.check(after_batch=after)
+    def erase(self, where: str, dry_run: bool = False, **selection):
+        """The erase operation of delta_ops, run against the incremental project."""
+        args = {"where": where, "dry_run": dry_run, **selection}
+        if args.pop("vacuum", False):
+            args |= {"vacuum": True, "unsafe_allow_short_retention": True}
+        return self.incremental.run_operation("erase", args)
+
+    def watermark(self, model: str) -> dict[str, int]:
+        history = self.incremental.history(model)
+        return json.loads(history[0].userMetadata)["sparkdelta_cdf_watermark"]
 
     def order_row(self, order_id: int):
         [row] = self.incremental.rows(
@@ -93,14 +118,14 @@ def late(delta_spark, tmp_path_factory) -> LateChanges:
         line(2, 1093, 12, at(2), op="I"),
         line(3, 1094, 12, at(2), op="I"),
     ])  # fmt: skip
-    sequence.build_both(after="initial")
+    sequence.build(after="initial")
     return sequence
 
 
 def test_backfill_with_a_lower_batch_id_wins_when_newer(late):
     # batch 12 is merged; a valid, newer update arrives under batch id 2 (a backfill)
     late.append("orders", [order(1091, 2, at(3), status="cancelled")])
-    late.build_both(after="backfill")
+    late.build(after="backfill")
     assert (late.order_row(1091).status, late.order_row(1091).batch_id) == ("cancelled", 2)
     fct = late.revenue("fct_orders", "where order_id = 1091")
     assert [r.status for r in fct] == ["cancelled"]
@@ -114,7 +139,7 @@ def test_null_batch_id_change_is_merged_and_ranks_lowest_on_a_tie(late):
     # same updated_at as a change with a batch id: the batch id wins, NULL is the lowest
     late.append("orders", [order(1094, None, at(5), status="shipped")])
     late.append("orders", [order(1094, 1, at(5), status="paid")])
-    late.build_both(after="null batch ids")
+    late.build(after="null batch ids")
     assert (late.order_row(1093).status, late.order_row(1093).batch_id) == ("paid", None)
     assert (late.order_row(1094).status, late.order_row(1094).batch_id) == ("paid", 1)
 
@@ -123,14 +148,14 @@ def test_two_loaders_with_interleaved_and_equal_batch_ids(late):
     # loader A numbers 7, loader B 3: B's change is newer and wins despite the lower id
     late.append("orders", [order(1093, 7, at(6), status="shipped")])
     late.append("orders", [order(1093, 3, at(7), status="delivered")])
-    late.build_both(after="loaders interleaved")
+    late.build(after="loaders interleaved")
     assert late.order_row(1093).status == "delivered"
     # both number 5 with the same updated_at, in commits merged by different runs: the rule's
     # last tie-breaks decide (D > U > I, then the larger values), whichever run saw them
     late.append("orders", [order(1094, 5, at(8), status="delivered")])
-    late.build_both(after="loader A, batch 5")
+    late.build(after="loader A, batch 5")
     late.append("orders", [order(1094, 5, at(8), status="cancelled")])
-    late.build_both(after="loader B, batch 5")
+    late.build(after="loader B, batch 5")
     assert late.order_row(1094).status == "delivered"  # 'delivered' > 'cancelled'
 
 
@@ -156,7 +181,7 @@ def test_batch_appended_during_build_is_read_by_the_next_run_once(late):
     assert late.order_row(1093).status == "cancelled"
 
     late.append("order_lines", [line(4, 1095, 1, at(9), op="I")])
-    late.build_both(after="a batch appended during a build")
+    late.build(after="a batch appended during a build")
     history = late.incremental.history("int_orders_deduplicated")
     assert json.loads(history[0].userMetadata)["sparkdelta_cdf_watermark"] == {bronze: pinned + 1}
     # merged once: one change-feed row of order 1095 in silver since the run that missed it
@@ -170,11 +195,11 @@ def test_batch_appended_during_build_is_read_by_the_next_run_once(late):
 def test_orders_without_date_or_status_are_quarantined_in_every_build(late):
     late.append("orders", [order(1096, 20, at(10), ordered=None, op="I")])
     late.append("order_lines", [line(5, 1096, 20, at(10), op="I", price="864.78")])
-    late.build_both(after="a NULL ordered_at")
+    late.build(after="a NULL ordered_at")
     late.append("orders", [order(1097, 21, at(10), ordered=None, op="I")])
     late.append("orders", [order(1098, 21, at(10), status=None, op="I")])
     late.append("order_lines", [line(6, 1097, 21, at(10), op="I", price="1012.15")])
-    late.build_both(after="a second NULL ordered_at, a NULL status")
+    late.build(after="a second NULL ordered_at, a NULL status")
     reasons = late.incremental.rows(
         f"select record_id, rejection_reason from "
         f"{late.incremental.relation('int_shop_rows_quarantined')} where record_id >= 1096"
@@ -193,7 +218,7 @@ def test_largest_quantity_times_largest_price_sums_exactly(late):
         line(7, 1099, 30, at(11), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
         line(8, 1099, 30, at(11), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
     ])  # fmt: skip
-    late.build_both(after="the largest amounts")
+    late.build(after="the largest amounts")
     [fct_order] = late.revenue("fct_orders", "where order_id = 1099")
     assert fct_order.order_amount == 2 * amount
     assert fct_order.item_count == 2 * MAX_QUANTITY
@@ -208,11 +233,163 @@ def test_largest_quantity_times_largest_price_sums_exactly(late):
     late.append("order_lines", [
         line(9, 1100, 31, at(12), quantity=MAX_QUANTITY, price=str(MAX_PRICE), op="I"),
     ])  # fmt: skip
-    late.build_both(after="the largest amounts, again")
+    late.build(after="the largest amounts, again")
     [day] = late.revenue("fct_daily_revenue", "where order_date = '2026-06-20'")
     assert (day.order_count, day.revenue) == (2, 3 * amount)
     [customer] = late.revenue("fct_customer_revenue", "where customer_id = 2")
     assert customer.revenue == 3 * amount
+
+
+def test_a_correction_in_place_reaches_silver_and_gold(late):
+    # the rows that won are rewritten in place: same updated_at and batch, values that rank
+    # lower than the old ones, so only recomputing the touched keys can see them
+    late.sql("update {bronze}.`orders` set status = 'cancelled' where order_id = 1099")
+    late.sql("update {bronze}.`order_lines` set quantity = 1 where order_line_id = 9")
+    late.build(after="a correction in place")
+    assert late.order_row(1099).status == "cancelled"
+    [day] = late.revenue("fct_daily_revenue", "where order_date = '2026-06-20'")
+    assert (day.order_count, day.revenue) == (1, MAX_PRICE)  # 1100's one line, quantity 1
+    [customer] = late.revenue("fct_customer_revenue", "where customer_id = 2")
+    assert customer.revenue == MAX_PRICE
+
+
+def test_an_erased_customer_leaves_silver_and_gold(late):
+    # a right-to-erasure request applied to bronze: the customer and its orders through the
+    # erase operation, their lines by a plain DELETE of another writer
+    for table in ("customers", "orders"):
+        erased = late.erase("customer_id = 2", schema=late.incremental.bronze_schema, pattern=table)
+        assert "deleted" in erased.log, erased.said
+    late.sql("delete from {bronze}.`order_lines` where order_id in (1099, 1100)")
+    late.build(after="the erasure of customer 2")
+    for model, where in [
+        ("int_customers_deduplicated", "customer_id = 2"),
+        ("int_orders_deduplicated", "order_id in (1099, 1100)"),  # no tombstone either
+        ("int_order_lines_deduplicated", "order_id in (1099, 1100)"),
+        ("fct_orders", "customer_id = 2"),
+        ("fct_order_lines", "order_id in (1099, 1100)"),
+        ("fct_daily_revenue", "order_date = '2026-06-20'"),
+        ("fct_customer_revenue", "customer_id = 2"),
+    ]:
+        assert late.incremental.count(model, where) == 0, model
+    # silver took the removal as a delete: its change feed tells gold (and any reader)
+    version = late.incremental.history("int_orders_deduplicated")[0].version
+    removed = late.incremental.rows(
+        f"select order_id from table_changes('{late.incremental.schema}."
+        f"int_orders_deduplicated', {version}) where _change_type = 'delete'"
+    )
+    assert sorted(r.order_id for r in removed) == [1099, 1100]
+
+
+LINES_OF_2 = "order_id in (1099, 1100)"
+ERASED = [  # where the erased customer 2 was: bronze (by table name) and models
+    ({"pattern": "customers"}, "customer_id = 2"),
+    ({"pattern": "orders"}, "customer_id = 2"),
+    ({"pattern": "order_lines"}, LINES_OF_2),
+    ({"models": ["int_customers_deduplicated"]}, "customer_id = 2"),
+    ({"models": ["int_orders_deduplicated", "fct_orders"]}, LINES_OF_2),
+    ({"models": ["int_order_lines_deduplicated", "fct_order_lines"]}, LINES_OF_2),
+]
+
+
+def test_erase_leaves_no_file_that_holds_the_subject(late):
+    before = late.incremental.history("fct_orders")[0].version
+    # a table the condition does not apply to is refused, and nothing is deleted anywhere
+    refused = late.erase("customer_id = 2", models=["fct_orders", "fct_daily_revenue"])
+    assert not refused.success
+    assert "does not apply to 1 of 2 tables, so nothing was deleted" in refused.error
+    assert "fct_daily_revenue" in refused.error
+    assert late.incremental.history("fct_orders")[0].version == before
+    # the dry run counts and touches nothing
+    dry = late.erase("customer_id = 2", models=["fct_orders"], dry_run=True)
+    assert "would delete 0 rows" in dry.log and dry.success
+    assert late.incremental.history("fct_orders")[0].version == before
+
+    bronze = late.incremental.bronze_schema
+    for selection, where in ERASED:
+        chosen = {"schema": bronze, **selection} if "pattern" in selection else selection
+        erased = late.erase(where, vacuum=True, retain_hours=0, **chosen)
+        assert erased.success, erased.said
+        assert "vacuum deleted" in erased.log, erased.said
+    # no data file or change data file left under any of those tables holds the subject
+    checked = 0
+    for selection, where in ERASED:
+        key, values = ("customer_id", {2}) if "customer_id" in where else ("order_id", {1099, 1100})
+        relations = (
+            [f"`{bronze}`.`{selection['pattern']}`"]
+            if "pattern" in selection
+            else [late.incremental.relation(m) for m in selection["models"]]
+        )
+        for relation in relations:
+            location = late.incremental.rows(f"describe detail {relation}")[0].location
+            for file in Path(location.removeprefix("file:")).rglob("*.parquet"):
+                if "_delta_log" in file.parts:
+                    continue
+                column = pq.read_table(file).column(key).to_pylist()
+                assert not values & set(column), f"{relation}: {file} still holds {key} {values}"
+                checked += 1
+    assert checked > 0
+    # time travel to the version before the erasure's DELETE finds its files gone
+    orders = f"`{bronze}`.`orders`"
+    history = late.incremental.rows(f"describe history {orders}")
+    [erased_at] = [c.version for c in history if c.operation == "DELETE"]
+    with pytest.raises(Exception, match="(?i)FileNotFound|not exist|FAILED_READ_FILE"):
+        late.incremental.rows(f"select * from {orders} version as of {erased_at - 1}")
+
+
+def test_an_overwrite_of_bronze_is_read_as_its_changes(late):
+    # a writer replaces the table's contents: the same rows but one status corrected
+    late.sql(
+        "insert overwrite {bronze}.`orders` select order_id, customer_id, "
+        "if(order_id = 1093, 'shipped', status), ordered_at, updated_at, _op, _batch_id, "
+        "_loaded_at from {bronze}.`orders`"
+    )
+    late.build(after="an overwrite of bronze orders")
+    assert late.order_row(1093).status == "shipped"
+
+
+def test_a_compaction_of_bronze_advances_the_watermark_without_a_change(late):
+    before = late.incremental.history("int_orders_deduplicated")[0].version
+    optimized = late.sql("optimize {bronze}.`orders`")
+    late.build(after="a compaction of bronze orders")
+    bronze = f"{late.incremental.bronze_schema}.orders"
+    # an empty commit records the version read, so the next run does not read it again
+    assert late.watermark("int_orders_deduplicated") == {bronze: optimized}
+    [commit] = [
+        c for c in late.incremental.history("int_orders_deduplicated") if c.version > before
+    ]
+    assert commit.operationMetrics["numTargetRowsUpdated"] == "0"
+    runs = late.incremental.dbt(*BUILD)
+    [silver] = [
+        r for r in late.incremental.model_results(runs) if r.node.name == "int_orders_deduplicated"
+    ]
+    assert silver.message == "OK (no upstream change)"
+
+
+def test_a_change_feed_gap_names_the_versions_and_the_full_refresh(late):
+    off = late.sql(
+        "alter table {bronze}.`orders` set tblproperties ('delta.enableChangeDataFeed' = 'false')"
+    )
+    late.append("orders", [order(1101, 40, at(13), op="I")])
+    late.sql(
+        "alter table {bronze}.`orders` set tblproperties ('delta.enableChangeDataFeed' = 'true')"
+    )
+    result = late.incremental.dbt(*BUILD, expect_success=False)
+    [silver] = [
+        r
+        for r in late.incremental.model_results(result)
+        if r.node.name == "int_orders_deduplicated"
+    ]
+    assert silver.status == "error"
+    assert f"has no change data for versions {off} to {off + 1}" in silver.message
+    assert "dbt run --full-refresh -s int_orders_deduplicated" in silver.message
+    late.incremental.dbt(*BUILD, "--full-refresh")  # what the message says, for the whole DAG
+    late.check(after_batch="a change-feed gap, then a full refresh", full_refresh=False)
+    assert late.order_row(1101).status == "placed"
+
+
+def test_the_full_refresh_of_the_whole_sequence_equals_the_incremental_tables(late):
+    late.full_refresh.dbt(*BUILD, "--full-refresh")
+    late.check(after_batch="every step", full_refresh=True)
 
 
 def test_change_feed_is_switched_on_for_existing_bronze_tables(delta_spark):

@@ -17,6 +17,7 @@ from dbt.adapters.sparkdelta.change_feed import (
     plan_read,
     processed_watermark,
     read_plan,
+    unrecorded_versions,
     upstreams_unchanged,
     watermark_metadata,
 )
@@ -104,6 +105,61 @@ def test_plan_read_decides_snapshot_nothing_or_changes():
     assert plan_read("m", "s.t", 3, 10, 12, "full_refresh") == "snapshot"
     with pytest.raises(ChangeFeedError, match=r"Model m: upstream s\.t .*--full-refresh -s m"):
         plan_read("m", "s.t", 3, 10, 12, "error")
+
+
+CDF_OFF = {"properties": json.dumps({"delta.enableChangeDataFeed": "false"})}
+CDF_ON = {"properties": json.dumps({"delta.enableChangeDataFeed": "true"})}
+
+
+def test_versions_written_with_the_change_feed_off_are_found_in_the_history():
+    # off at 16, a batch at 17, on again at 18 (the sequence): Delta refuses 16..18
+    history = commits(
+        (15, None, "WRITE"), (16, None, "SET TBLPROPERTIES", CDF_OFF), (17, None, "WRITE"),
+        (18, None, "SET TBLPROPERTIES", CDF_ON), (19, None, "WRITE"),
+    )  # fmt: skip
+    assert unrecorded_versions(history, processed=15, end=19) == (16, 17)
+    assert unrecorded_versions(history, processed=18, end=19) is None
+    # switched off and never on again: every later version lacks change data
+    assert unrecorded_versions(history[:3], processed=14, end=17) == (16, 17)
+    # a replace without the property switches it off; UNSET too
+    replaced = commits(
+        (3, None, "CREATE OR REPLACE TABLE AS SELECT", {"properties": "{}"}), (4, None, "WRITE")
+    )
+    assert unrecorded_versions(replaced, processed=2, end=4) == (3, 4)
+    unset = commits(
+        (3, None, "UNSET TBLPROPERTIES", {"propertyKeys": "delta.enableChangeDataFeed"})
+    )
+    assert unrecorded_versions(unset, processed=2, end=3) == (3, 3)
+    # properties that leave the feed alone
+    other = commits(
+        (3, None, "SET TBLPROPERTIES", {"properties": '{"a": "b"}'}), (4, None, "WRITE")
+    )
+    assert unrecorded_versions(other, processed=2, end=4) is None
+
+
+def test_a_change_feed_gap_names_the_versions_and_the_full_refresh():
+    with pytest.raises(ChangeFeedError) as raised:
+        plan_read("m", "s.t", 15, 0, 19, "error", unrecorded=(16, 17))
+    assert str(raised.value) == (
+        "Model m: upstream s.t has no change data for versions 16 to 17: its change data feed "
+        "(delta.enableChangeDataFeed) was off while they were written, but its changes after "
+        "version 15 are still to be read. Rebuild with `dbt run --full-refresh -s m` (it reads "
+        "s.t whole), or set cdf_on_gap='full_refresh' on the model."
+    )
+    assert plan_read("m", "s.t", 15, 0, 19, "full_refresh", unrecorded=(16, 17)) == "snapshot"
+
+
+def test_read_plan_refuses_a_range_without_change_data():
+    histories = {
+        "`s`.`up`": commits(
+            (7, None, "WRITE"), (6, None, "SET TBLPROPERTIES", CDF_OFF), (5, None, "WRITE")
+        ),
+        "`s`.`me`": commits(
+            (2, watermark_metadata({"s.up": 5})),
+        ),
+    }
+    with pytest.raises(ChangeFeedError, match=r"no change data for versions 6 to 7"):
+        read_plan(RecordedHistories(histories), "me", "`s`.`up`", "`s`.`me`", None)
 
 
 def test_read_plan_of_a_sql_model_starts_after_the_target_watermark():

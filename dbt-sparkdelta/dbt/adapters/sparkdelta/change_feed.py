@@ -183,21 +183,77 @@ def check_on_gap(model: str, on_gap: str | None) -> str:
 
 
 def plan_read(
-    model: str, table: str, processed: int | None, earliest: int, end: int, on_gap: str
+    model: str,
+    table: str,
+    processed: int | None,
+    earliest: int,
+    end: int,
+    on_gap: str,
+    unrecorded: tuple[int, int] | None = None,
 ) -> str:
     """What to read of `table` (history from version `earliest`, pinned at `end`) after the
-    `processed` version: `snapshot`, `nothing` (no new version) or `changes`."""
+    `processed` version: `snapshot`, `nothing` (no new version) or `changes`. `unrecorded`:
+    the versions of that range written while the change data feed was off (unrecorded_versions)."""
     if processed is None:
         return SNAPSHOT
+    if processed >= end:
+        return "nothing"
+    gap = None
     if processed + 1 < earliest:
-        if check_on_gap(model, on_gap) == "full_refresh":
-            return SNAPSHOT
-        raise ChangeFeedError(
-            f"Model {model}: upstream {table} keeps history from version {earliest} only, but "
-            f"changes after version {processed} are still to be read. Rebuild with "
-            f"`dbt run --full-refresh -s {model}`, or set cdf_on_gap='full_refresh' on the model."
+        gap = f"keeps history from version {earliest} only"
+    elif unrecorded is not None:
+        first, last = unrecorded
+        gap = (
+            f"has no change data for versions {first} to {last}: its change data feed "
+            f"({CHANGE_FEED_PROPERTY}) was off while they were written"
         )
-    return "nothing" if processed >= end else "changes"
+    if gap is None:
+        return "changes"
+    if check_on_gap(model, on_gap) == "full_refresh":
+        return SNAPSHOT
+    raise ChangeFeedError(
+        f"Model {model}: upstream {table} {gap}, but its changes after version {processed} are "
+        f"still to be read. Rebuild with `dbt run --full-refresh -s {model}` (it reads {table} "
+        f"whole), or set cdf_on_gap='full_refresh' on the model."
+    )
+
+
+CHANGE_FEED_PROPERTY = "delta.enableChangeDataFeed"
+
+
+def _change_feed_switch(commit: Commit) -> bool | None:
+    """True / False when the commit switched the change data feed on / off (a CREATE, REPLACE,
+    SET or UNSET TBLPROPERTIES naming it), None when it left it as it was."""
+    properties = _as_mapping(commit.parameters.get("properties"))
+    if CHANGE_FEED_PROPERTY in properties:
+        return str(properties[CHANGE_FEED_PROPERTY]).strip().lower() == "true"
+    if "UNSET" in commit.operation and CHANGE_FEED_PROPERTY in str(
+        commit.parameters.get("propertyKeys", "")
+    ):
+        return False
+    if "properties" in commit.parameters and commit.operation.startswith(("CREATE", "REPLACE")):
+        return False  # a new table definition whose properties leave the feed out
+    return None
+
+
+def unrecorded_versions(
+    history: Iterable[Commit], processed: int, end: int
+) -> tuple[int, int] | None:
+    """The first and last versions in (processed, end] that Delta's change feed cannot return
+    because it was off (table_changes fails on them with DELTA_MISSING_CHANGE_DATA): from the
+    first version whose table had the feed off to the last such version. The feed is taken as
+    on at `processed` (the model read it up to there), then followed through the commits."""
+    enabled, first, last = True, None, None
+    for commit in sorted(history, key=lambda commit: commit.version):
+        if commit.version <= processed or commit.version > end:
+            continue
+        switch = _change_feed_switch(commit)
+        if switch is not None:
+            enabled = switch
+        if not enabled:
+            first = commit.version if first is None else first
+            last = commit.version
+    return None if first is None else (first, last)
 
 
 def describe_history_sql(table: str, limit: int | None = None) -> str:
@@ -271,7 +327,15 @@ def read_plan(
     watermark = histories.watermark(model, target) if target else None
     processed = (watermark or {}).get(key)
     earliest = earliest_to_check(histories, upstream, processed, end)
-    kind = plan_read(model, key, processed, earliest, end, on_gap)
+    kind = plan_read(
+        model,
+        key,
+        processed,
+        earliest,
+        end,
+        on_gap,
+        unrecorded(histories, upstream, processed, end),
+    )
     start = processed + 1 if kind == "changes" else None
     return {"table": key, "kind": kind, "start": start, "end": end}
 
@@ -282,6 +346,16 @@ def earliest_to_check(histories: Histories, table: str, processed: int | None, e
     if processed is None or processed >= end:
         return end
     return min(commit.version for commit in histories.all(table))
+
+
+def unrecorded(
+    histories: Histories, table: str, processed: int | None, end: int
+) -> tuple[int, int] | None:
+    """unrecorded_versions of `table` after `processed`, from its whole history, read only when
+    there are changes to read (the history earliest_to_check reads then too)."""
+    if processed is None or processed >= end:
+        return None
+    return unrecorded_versions(histories.all(table), processed, end)
 
 
 def state_before(rows: DataFrame, changes: DataFrame, key: str) -> DataFrame:
@@ -357,7 +431,8 @@ class ChangeFeed:
         end = self.end_version(table)
         start = None if self.is_snapshot else self.processed.get(key)
         earliest = earliest_to_check(self.histories, table, start, end)
-        read = plan_read(self.model, key, start, earliest, end, self.on_gap)
+        gap = unrecorded(self.histories, table, start, end)
+        read = plan_read(self.model, key, start, earliest, end, self.on_gap, gap)
         if read == SNAPSHOT:
             self.is_snapshot = True
             return self.current(table).select(

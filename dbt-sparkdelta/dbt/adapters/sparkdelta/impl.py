@@ -34,6 +34,7 @@ from dbt.adapters.sparkdelta.spark_connect import ConnectConnectionWrapper
 # Delta writes the value of this session setting into the commit it makes (DESCRIBE HISTORY
 # column userMetadata).
 USER_METADATA_CONF = "spark.databricks.delta.commitInfo.userMetadata"
+RECORD_EMPTY_COMMITS_CONF = "spark.databricks.delta.skipRecordingEmptyCommits"
 SETTING_KEY = re.compile(r"[A-Za-z0-9_.]+")
 # dbt-spark's default file format is Parquet; this adapter's is Delta, for every node that
 # writes data (`dbt clone` runs models, seeds and snapshots too).
@@ -153,9 +154,16 @@ class SparkDeltaAdapter(SparkAdapter):
                     self.execute(f"reset {key}" if value is None else f"set {key} = {value}")
 
     @available
-    def execute_with_commit_metadata(self, sql: str, user_metadata: str) -> AdapterResponse:
-        """Run one Delta write whose commit carries `user_metadata` (DESCRIBE HISTORY)."""
-        return self.execute_with_settings(sql, {USER_METADATA_CONF: user_metadata})
+    def execute_with_commit_metadata(
+        self, sql: str, user_metadata: str, record_empty: bool = False
+    ) -> AdapterResponse:
+        """Run one Delta write whose commit carries `user_metadata` (DESCRIBE HISTORY).
+        `record_empty`: commit even when the write changes no row (Delta skips such commits),
+        so the metadata alone is recorded."""
+        settings = {USER_METADATA_CONF: user_metadata}
+        if record_empty:
+            settings[RECORD_EMPTY_COMMITS_CONF] = "false"
+        return self.execute_with_settings(sql, settings)
 
     @available
     def cdf_watermark(self, model: str, relation: Any) -> dict[str, int] | None:
@@ -183,9 +191,24 @@ class SparkDeltaAdapter(SparkAdapter):
     ) -> dict[str, Any]:
         """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
         with _change_feed_errors():
-            return change_feed.read_plan(
+            plan = change_feed.read_plan(
                 self._histories(), model, str(upstream), str(target) if target else None, on_gap
             )
+        self._cdf_pins.setdefault(model, {})[plan["table"]] = plan["end"]
+        return plan
+
+    @available
+    def cdf_pinned_versions(self, model: str) -> dict[str, int]:
+        """The upstream versions this run of `model` pinned (cdf_read_plan), forgotten as they
+        are read: with no change row to carry them, the strategy still advances the watermark
+        over upstream commits that changed no data (an OPTIMIZE, a property change)."""
+        return self._cdf_pins.pop(model, {})
+
+    @property
+    def _cdf_pins(self) -> dict[str, dict[str, int]]:
+        if not hasattr(self, "_cdf_pinned"):
+            self._cdf_pinned: dict[str, dict[str, int]] = {}
+        return self._cdf_pinned
 
     def _histories(self) -> change_feed.Histories:
         """DESCRIBE HISTORY for one decision (not cached longer: a model run earlier in the same

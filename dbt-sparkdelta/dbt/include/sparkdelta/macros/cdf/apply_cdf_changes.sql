@@ -13,7 +13,10 @@
   fits neither a MERGE nor a Thrift endpoint.
 
   `full_build`: the table is (re)created from the net change rows. Otherwise, with no change
-  rows (no new upstream version) nothing is written and the table keeps its version; when the
+  rows nothing is written and the table keeps its version, unless the run pinned upstream
+  versions past the watermark (commits that changed no data: an OPTIMIZE, a property change):
+  then an empty commit records the advanced watermark, so later runs do not read them again;
+  when the
   model's columns differ from the table's, `on_schema_change` decides (dbt's rules; the `cdf`
   default is 'fail').
 -#}
@@ -46,14 +49,20 @@
       ~ "to_json(collect_set(_cdf_watermark)) as watermarks from " ~ tmp_relation).rows[0] -%}
   {%- set stored = none if full_build else adapter.cdf_watermark(model.name, target_relation) -%}
   {%- set is_snapshot = stored is none or summary['snapshot_rows'] > 0 -%}
-  {%- if summary['change_rows'] == 0 and not full_build and not is_snapshot -%}
-    {{ log("Model " ~ model.name ~ ": no upstream change since " ~ tojson(stored) ~ ", nothing written.") }}
-    {{ return(none) }}
-  {%- endif -%}
-
-  {#-- The new watermark: the stored one, advanced to the versions the change rows were read at. --#}
+  {#-- The new watermark: the stored one, advanced to the versions the change rows were read at
+       (with no change row: the versions this run pinned, over commits that changed no data). --#}
   {%- set watermark = {} -%}
   {%- do watermark.update(stored or {}) -%}
+  {%- set no_rows = summary['change_rows'] == 0 and not full_build and not is_snapshot -%}
+  {%- if no_rows -%}
+    {%- for table, version in adapter.cdf_pinned_versions(model.name).items() -%}
+      {%- do watermark.update({table: [version, watermark.get(table, -1)] | max}) -%}
+    {%- endfor -%}
+    {%- if watermark == stored -%}
+      {{ log("Model " ~ model.name ~ ": no upstream change since " ~ tojson(stored) ~ ", nothing written.") }}
+      {{ return(none) }}
+    {%- endif -%}
+  {%- endif -%}
   {%- for read in fromjson(summary['watermarks'] or '[]') -%}
     {%- for table, version in (fromjson(read or '{}') or {}).items() -%}
       {%- do watermark.update({table: [version, watermark.get(table, -1)] | max}) -%}
@@ -71,7 +80,8 @@
     {%- set merge_columns = _cdf_merge_columns(tmp_relation, target_relation, data_columns, on_schema_change) -%}
     {%- set apply_sql = get_cdf_merge_sql(target_relation, tmp_relation, keys, merge_columns, is_snapshot) -%}
   {%- endif -%}
-  {{ return(adapter.execute_with_commit_metadata(apply_sql, adapter.cdf_watermark_metadata(watermark))) }}
+  {#-- no change row: an empty MERGE commits the advanced watermark alone --#}
+  {{ return(adapter.execute_with_commit_metadata(apply_sql, adapter.cdf_watermark_metadata(watermark), record_empty=no_rows)) }}
 {% endmacro %}
 
 

@@ -1,0 +1,50 @@
+{#-
+  For a `cdf` model that recomputes each key a change touched, rather than trusting the
+  change rows alone: use it as a table, `select ... from {{ cdf_touched_rows(source('x',
+  'y'), 'id') }}`, with the same read as cdf_changes (one plan: the end version pinned when the
+  model compiles, the watermark, cdf_on_gap).
+
+  After a watermark it returns the change rows of the upstream since then (every
+  `_change_type`: inserts, pre- and post-images of updates, deletes), followed by the
+  upstream's CURRENT rows (as of the pinned end version) of every key those changes touch,
+  typed `_change_type = 'current'` with `_commit_version` = the end version. A key touched by
+  a change but without a current row was deleted upstream. Without a watermark (first run,
+  --full-refresh) it returns the upstream as of the end version as 'snapshot' rows, as
+  cdf_changes does; with no new version, no rows.
+
+  So an update in place or a delete of an upstream row, not only an append, reaches the model:
+  the model rebuilds the touched keys from their current rows, as a full refresh would.
+  `unique_key`: a column name or a list of them (the upstream's key, matched null-safely).
+-#}
+{% macro cdf_touched_rows(upstream, unique_key) %}
+  {%- set keys = [] -%}
+  {%- for key in ([unique_key] if unique_key is string else unique_key) -%}
+    {%- do keys.append(quote_identifier(key)) -%}
+  {%- endfor -%}
+  {%- if not keys -%}
+    {{ exceptions.raise_compiler_error(
+        "Model " ~ model.name ~ ": cdf_touched_rows needs the upstream's key columns, e.g. "
+        ~ "cdf_touched_rows(source('shop', 'orders'), 'order_id').") }}
+  {%- endif -%}
+  {%- if not execute or not upstream.schema or load_relation(upstream) is none -%}
+    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': none})) }}
+  {%- endif -%}
+  {%- set target = this if is_incremental() else none -%}
+  {%- set plan = adapter.cdf_read_plan(model.name, upstream, target, config.get('cdf_on_gap')) -%}
+  {%- if plan.kind != 'changes' -%}
+    {{ return(_cdf_rows_sql(upstream, plan)) }}
+  {%- endif -%}
+  {%- set changes = _cdf_rows_sql(upstream, plan) -%}
+  {%- set watermark = sql_string(tojson({plan.table: plan.end})) -%}
+(select * from {{ changes }} as changes
+union all
+select
+    current_rows.*,
+    'current' as _change_type,
+    cast({{ plan.end }} as bigint) as _commit_version,
+    cast(null as timestamp) as _commit_timestamp,
+    {{ watermark }} as _cdf_watermark
+from {{ upstream }} version as of {{ plan.end }} as current_rows
+left semi join {{ changes }} as touched
+    on {% for key in keys %}current_rows.{{ key }} <=> touched.{{ key }}{% if not loop.last %} and {% endif %}{% endfor %})
+{%- endmacro %}

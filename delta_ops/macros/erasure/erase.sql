@@ -1,0 +1,94 @@
+{#-
+  Erase a data subject (a right-to-erasure request) from the selected Delta tables, so that the
+  bytes go away, not only the rows: DELETE the rows `where` matches, then (purge) REORG TABLE
+  ... APPLY (PURGE) rewrites the files whose deletion vectors only hide them, then (vacuum)
+  VACUUM removes the files no version needs any more, guarded as the `vacuum` operation is.
+  Until that VACUUM runs past the table's delta.deletedFileRetentionDuration, the versions
+  before the DELETE (time travel) and its change data (table_changes) still hold the rows:
+  the report says which.
+
+  A dry run by default: it counts the rows each table would lose. Every table is checked first
+  (the condition must apply to each: a table without the column is an error naming it), and
+  nothing is deleted anywhere unless every check passes.
+-#}
+{% macro erase(where, models=none, tags=none, schema=none, pattern=none, dry_run=true, purge=true, vacuum=false, retain_hours=none, unsafe_allow_short_retention=false) %}
+  {%- for name, flag in [('dry_run', dry_run), ('purge', purge), ('vacuum', vacuum),
+      ('unsafe_allow_short_retention', unsafe_allow_short_retention)] if flag is not boolean -%}
+    {{ exceptions.raise_compiler_error(
+        "Invalid erase " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
+  {%- endfor -%}
+  {%- do get_erase_sql('`t`', where) -%}
+  {%- if vacuum -%}{%- do get_vacuum_sql('`t`', retain_hours, false, false) -%}{%- endif -%}
+  {%- set selection = _select_delta_tables('erase', models, tags, schema, pattern) -%}
+
+  {#-- Check every table before touching any: the rows the condition matches. --#}
+  {%- set matched = {} -%}
+  {%- set refused = [] -%}
+  {%- for table in selection.tables -%}
+    {%- set counted = _try_sql('select count(*) as matched from ' ~ table.relation ~ ' where (' ~ where ~ ')') -%}
+    {%- if counted.error -%}
+      {%- do refused.append(table.name ~ ': ' ~ counted.error) -%}
+    {%- else -%}
+      {%- do matched.update({table.name: counted.table.rows[0][0]}) -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {%- if refused -%}
+    {{ exceptions.raise_compiler_error(
+        "erase: the condition " ~ where ~ " does not apply to " ~ refused | length ~ " of "
+        ~ selection.tables | length ~ " tables, so nothing was deleted: " ~ refused | join('; ')
+        ~ ". Leave those tables out, or erase them in a call with their own condition.") }}
+  {%- endif -%}
+
+  {%- set options = {'where': where, 'matched': matched, 'dry_run': dry_run, 'purge': purge,
+      'vacuum': vacuum, 'retain_hours': retain_hours, 'unsafe': unsafe_allow_short_retention} -%}
+  {%- set results = _run_for_each_table('erase' ~ (' (dry run)' if dry_run else ''), selection, _erase_table, options) -%}
+  {%- if dry_run -%}
+    {{ log("erase (dry run): nothing was deleted. Pass dry_run: false to erase"
+        ~ (", then purge: true rewrites the files" if purge else "")
+        ~ (" and vacuum: true removes the old ones" if vacuum else "") ~ ".", info=True) }}
+  {%- endif -%}
+  {{ return(results) }}
+{% endmacro %}
+
+{% macro _erase_table(table, options) %}
+  {%- set rows = options.matched[table.name] -%}
+  {%- if options.dry_run -%}
+    {{ return({'status': 'dry run', 'note': 'would delete ' ~ rows ~ ' rows'}) }}
+  {%- endif -%}
+  {%- set notes = [] -%}
+  {%- set erased_at = none -%}
+  {%- if rows > 0 -%}
+    {%- set deleted = _try_sql(get_erase_sql(table.relation, options.where)) -%}
+    {%- if deleted.error -%}{{ return(_failed('delete: ' ~ deleted.error)) }}{%- endif -%}
+    {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
+    {%- set metrics = _json_value(commit.operationMetrics, {}) -%}
+    {%- set erased_at = commit.version -%}
+    {%- do notes.append('deleted ' ~ metrics.get('numDeletedRows', rows) ~ ' rows at version ' ~ erased_at) -%}
+  {%- else -%}
+    {%- do notes.append('no row matched') -%}
+  {%- endif -%}
+  {%- if options.purge -%}
+    {%- set purged = _try_sql(get_reorg_purge_sql(table.relation)) -%}
+    {%- if purged.error -%}{{ return(_failed(notes | join('; ') ~ '; purge: ' ~ purged.error)) }}{%- endif -%}
+    {%- set metrics = _json_value(purged.table.rows[0]['metrics'], {}) -%}
+    {%- do notes.append('purge rewrote ' ~ metrics.get('numFilesRemoved', 0) ~ ' files into '
+        ~ metrics.get('numFilesAdded', 0)) -%}
+  {%- endif -%}
+  {%- if options.vacuum -%}
+    {%- set vacuumed = _vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,
+        'lite': false, 'unsafe': options.unsafe}) -%}
+    {%- if vacuumed.status == 'failed' -%}{{ return(_failed(notes | join('; ') ~ '; vacuum ' ~ vacuumed.note)) }}{%- endif -%}
+    {%- do notes.append('vacuum ' ~ vacuumed.note) -%}
+  {%- endif -%}
+  {%- if erased_at is not none -%}
+    {%- set retention = table.detail.properties.get('delta.deletedFileRetentionDuration', 'interval 7 days') -%}
+    {%- if options.vacuum -%}
+      {%- do notes.append('versions before ' ~ erased_at ~ ' keep only files younger than the retention '
+          ~ (options.retain_hours if options.retain_hours is not none else retention) ~ (' hours' if options.retain_hours is not none else '')) -%}
+    {%- else -%}
+      {%- do notes.append('versions before ' ~ erased_at ~ ' and the change data of ' ~ erased_at
+          ~ ' still hold the rows until VACUUM runs past ' ~ retention) -%}
+    {%- endif -%}
+  {%- endif -%}
+  {{ return({'status': 'ok', 'note': notes | join('; ')}) }}
+{% endmacro %}
