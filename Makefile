@@ -74,10 +74,10 @@ test-dist: $(INSTALLED)
 ## listing a schema opens the profile's `local` connection, the embedded Spark session with Delta.
 ## `.ci/run` runs it before `make test`.
 test-fast: lint
-	$(BIN)/python -m pytest -q python_tests/unit
+	$(BIN)/python -m pytest -q python_tests/unit dbt-sparkdelta/tests/unit
 
 test-unit: $(INSTALLED)
-	$(BIN)/python -m pytest python_tests/unit
+	$(BIN)/python -m pytest python_tests/unit dbt-sparkdelta/tests/unit
 
 ## dbt's standard adapter test suite (dbt-tests-adapter) on the embedded session target, its
 ## slow classes included (`make test` runs the others); -rs lists every skipped class's reason.
