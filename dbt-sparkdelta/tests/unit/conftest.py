@@ -92,6 +92,7 @@ class Macros:
     error = CompilerError  # what a refused config or argument raises
 
     def __init__(self, directory: Path = MACROS_DIR) -> None:
+        self.directory = directory
         self.config = Config()
         self.adapter = FakeAdapter()
         self.model: dict[str, Any] = {
@@ -120,7 +121,7 @@ class Macros:
             "local_md5": lambda text: hashlib.md5(str(text).encode()).hexdigest(),
             "modules": SimpleNamespace(re=re, datetime=datetime),
         }
-        self.names: list[str] = []
+        self.templates: dict[str, Any] = {}
         environment = get_environment()
         for path in sorted(directory.rglob("*.sql")):
             blocks = extract_toplevel_blocks(
@@ -132,7 +133,7 @@ class Macros:
                 if block.block_type_name == "macro":
                     template = environment.from_string(block.full_block)
                     self.context[block.block_name] = self._callable(block.block_name, template)
-                    self.names.append(block.block_name)
+                    self.templates[block.block_name] = template
 
     @staticmethod
     def _raise_compiler_error(message: str) -> None:
@@ -148,15 +149,21 @@ class Macros:
 
     def _callable(self, name: str, template: Any) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
-            # A fresh module per call, as dbt's MacroGenerator: it sees the context as it is now.
-            macro = template.make_module(vars=self.context).__dict__[f"dbt_macro__{name}"]
             try:
-                return macro(*args, **kwargs)
+                return self._macro(name, template)(*args, **kwargs)
             except MacroReturn as returned:
                 return returned.value
 
         call.__name__ = name
         return call
+
+    def arguments(self, name: str) -> list[str]:
+        """The names of macro `name`'s arguments, in order."""
+        return list(self._macro(name, self.templates[name]).arguments)
+
+    def _macro(self, name: str, template: Any) -> Any:
+        # A fresh module per call, as dbt's MacroGenerator: it sees the context as it is now.
+        return template.make_module(vars=self.context).__dict__[f"dbt_macro__{name}"]
 
     def sql(self, name: str, *args: Any, **kwargs: Any) -> str:
         """The text macro `name` returns, its whitespace squashed (see squash)."""
