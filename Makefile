@@ -69,13 +69,15 @@ test-metastore: $(INSTALLED)
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution
 
-## The fast gate, no Spark JVM (under 2 minutes): the unit tests, ruff and sqlfluff.
+## The fast gate (under 2 minutes): the unit tests (no Spark JVM), ruff and sqlfluff. sqlfluff's
+## dbt templater does start one: before compiling the models it fills dbt's relation cache, and
+## listing a schema opens the profile's `local` connection, the embedded Spark session with Delta.
 ## `.ci/run` runs it before `make test`.
 test-fast: lint
-	$(BIN)/python -m pytest -q python_tests/unit
+	$(BIN)/python -m pytest -q python_tests/unit dbt-sparkdelta/tests/unit
 
 test-unit: $(INSTALLED)
-	$(BIN)/python -m pytest python_tests/unit
+	$(BIN)/python -m pytest python_tests/unit dbt-sparkdelta/tests/unit
 
 ## dbt's standard adapter test suite (dbt-tests-adapter) on the embedded session target, its
 ## slow classes included (`make test` runs the others); -rs lists every skipped class's reason.

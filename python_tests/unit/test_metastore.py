@@ -3,10 +3,13 @@ server's refusals, without starting a JVM or a database."""
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import subprocess
 import sys
+from contextlib import redirect_stdout
+from unittest import mock
 
 import pytest
 
@@ -183,16 +186,62 @@ def test_hive_metadata_lists_every_table_hive_needs():
     assert not {"SORT_ORDER", "RESOURCE_URI"} & tables
 
 
-def test_start_and_status_count_the_same_tables(monkeypatch):
+def test_start_and_status_count_the_same_tables(monkeypatch, tmp_path):
     """`start` counted Hive's metadata tables (44) and `status` every table PostgreSQL lists
     (45: DataNucleus's SEQUENCE_TABLE too). Both now say it through describe_tables: how many
-    of Hive's metadata tables are there, and which other tables."""
+    of Hive's metadata tables are there, and which other tables.
+
+    `start` runs for real on an already running server, down to its schema child's own code
+    (`_init_schema_here`, run in this process); only the edges are fakes: the server's pid,
+    psql, the child process, and the child's JVM gateway and JDBC connection, all of which see
+    the same database tables."""
     hive_tables = metastore.metadata_tables()
     listed = [*sorted(hive_tables), "SEQUENCE_TABLE"]
     said = f"{len(hive_tables)} of {len(hive_tables)} Hive metadata tables, plus SEQUENCE_TABLE"
     assert metastore.describe_tables(listed) == said
     assert metastore.describe_tables(listed[1:]).startswith(f"{len(hive_tables) - 1} of ")
-    monkeypatch.setattr(metastore.server, "server_pid", lambda settings: 4242)
-    monkeypatch.setattr(metastore.server, "_psql", lambda *args, **kwargs: "\n".join(listed))
-    healthy, line = metastore.status(metastore.MetastoreSettings.from_env())
+
+    driver = tmp_path / "postgresql.jar"
+    driver.write_bytes(b"")
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_DRIVER", str(driver))
+    settings = metastore.MetastoreSettings.from_env()
+    settings.directory.mkdir(parents=True)
+    server, hive = metastore.server, metastore.hive
+    monkeypatch.setattr(server, "server_binaries", lambda: tmp_path / "bin")
+    monkeypatch.setattr(server, "server_pid", lambda settings: 4242)
+
+    def psql(settings, sql: str, database: str = "postgres") -> str:
+        # the role and the database exist; the metastore database's tables are `listed`
+        return "\n".join(listed) if "information_schema.tables" in sql else "1"
+
+    monkeypatch.setattr(server, "_psql", psql)
+
+    class Connection:
+        def close(self) -> None:
+            pass
+
+    import pyspark.java_gateway
+
+    class Gateway:
+        jvm = None  # used only through the faked JDBC connection and table listing below
+
+    monkeypatch.setattr(pyspark.java_gateway, "launch_gateway", lambda conf: Gateway())
+    monkeypatch.setattr(hive, "_jdbc_connection", lambda *args: Connection())
+    monkeypatch.setattr(hive, "_tables", lambda gateway, connection: set(listed))
+    monkeypatch.setattr(hive, "_schema_version", lambda connection: hive.HIVE_SCHEMA_VERSION)
+
+    def child(command, env, stdout, stderr, timeout):
+        """`python -m lakehouse.metastore --init-schema`, in this process."""
+        assert command[1:] == ["-m", "lakehouse.metastore", "--init-schema"]
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, env, clear=True), redirect_stdout(out):
+            code = hive._init_schema_here()
+        return subprocess.CompletedProcess(command, code, out.getvalue().encode())
+
+    monkeypatch.setattr(subprocess, "run", child)  # start runs no other process here
+
+    started = metastore.start(settings).splitlines()[0]
+    assert started.startswith("# already running (pid 4242): ")
+    assert f"schema {hive.HIVE_SCHEMA_VERSION} already there: {said};" in started
+    healthy, line = metastore.status(settings)
     assert healthy and f", {said};" in line

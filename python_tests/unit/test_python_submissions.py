@@ -9,7 +9,6 @@ import threading
 import pytest
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import python_submissions
 from dbt.adapters.sparkdelta.python_submissions import (
     API_MODES,
     ApiModes,
@@ -130,12 +129,19 @@ def test_same_mode_nests_and_a_switch_inside_is_refused():
 
 
 class FailingSessionHelper(SessionPythonJobHelper):
+    """Records the process-wide API mode it runs under (API_MODES, held while the model runs)."""
+
+    def __init__(self, parsed_model: dict) -> None:
+        super().__init__(parsed_model, None)
+        self.held: list[tuple[str | None, int]] = []
+
     def session(self) -> object:
+        self.held.append((API_MODES._mode, API_MODES._running))
         return object()
 
 
 def test_an_exception_without_a_message_still_names_its_type_and_line():
-    helper = FailingSessionHelper({"unique_id": "model.p.broken", "alias": "broken"}, None)
+    helper = FailingSessionHelper({"unique_id": "model.p.broken", "alias": "broken"})
     code = "def model(dbt, spark):\n    check = 0\n    assert check, ''\n\nmodel(None, spark)\n"
     with pytest.raises(DbtRuntimeError) as raised:
         helper.submit(code)
@@ -143,7 +149,9 @@ def test_an_exception_without_a_message_still_names_its_type_and_line():
     assert "Python model model.p.broken failed: AssertionError" in message
     assert 'File "<model.p.broken>", line 3, in model' in message
     assert "assert check, ''" in message  # the model's own line, shown
-    assert API_MODES._running == 0 and python_submissions.API_MODES is API_MODES
+    # The model ran holding the process's classic API mode, and its failure released it.
+    assert helper.held == [("classic", 1)]
+    assert (API_MODES._mode, API_MODES._running) == (None, 0)
 
 
 def test_a_settings_window_on_the_embedded_session_runs_alone():

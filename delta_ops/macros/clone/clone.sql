@@ -4,6 +4,7 @@
   clone never change the source. An existing target is refused unless `replace: true`.
 -#}
 {% macro clone(source, target, version=none, timestamp=none, replace=false) %}
+  {%- do _require_sparkdelta('clone') -%}
   {%- set source_relation = relation_from_name(source, 'clone source') -%}
   {%- set target_relation = relation_from_name(target, 'clone target') -%}
   {%- set sql = get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}

@@ -4,6 +4,7 @@
   Existing target tables are refused unless `replace: true`.
 -#}
 {% macro clone_schema(source_schema, target_schema, replace=false) %}
+  {%- do _require_sparkdelta('clone_schema') -%}
   {%- set quoted_target = safe_identifier(target_schema, 'clone_schema target_schema') -%}
   {%- do safe_identifier(source_schema, 'clone_schema source_schema') -%}
   {%- if source_schema | lower == target_schema | lower -%}

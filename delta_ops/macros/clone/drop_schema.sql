@@ -5,6 +5,7 @@
   its own log and the files written to it, never the files it shares with its source.
 -#}
 {% macro drop_schema(schema, dry_run=true) %}
+  {%- do _require_sparkdelta('drop_schema') -%}
   {%- if dry_run is not boolean -%}
     {{ exceptions.raise_compiler_error("Invalid drop_schema dry_run " ~ (dry_run | string | tojson)
         ~ ": give true or false.") }}

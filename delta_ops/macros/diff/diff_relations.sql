@@ -11,6 +11,7 @@
 {% macro diff_relations(a=none, b=none, key=none, version=none, timestamp=none, columns=none,
     tolerance=none, samples=5, fail_on_diff=false) %}
   {%- set op = 'diff_relations' -%}
+  {%- do _require_sparkdelta(op) -%}
   {%- if a is none -%}
     {{ exceptions.raise_compiler_error(op ~ ": give a (a model or 'schema.table'), and b or a "
         ~ "version/timestamp of a, e.g. --args '{a: dev.fct_orders, b: lakehouse.fct_orders}' or "

@@ -6,6 +6,7 @@
   model of the project writes it); the others come back in `skipped` with the reason.
 -#}
 {% macro _select_delta_tables(operation, models=none, tags=none, schema=none, pattern=none) %}
+  {%- do _require_sparkdelta(operation) -%}
   {%- set model_names = _as_list(models, operation ~ ' argument models') -%}
   {%- set tag_names = _as_list(tags, operation ~ ' argument tags') -%}
   {%- if not (model_names or tag_names or schema or pattern) -%}

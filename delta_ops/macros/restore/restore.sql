@@ -4,6 +4,7 @@
   and then. `confirm: true` restores (a new commit; the undone versions stay in the history).
 -#}
 {% macro restore(table, version=none, timestamp=none, confirm=false) %}
+  {%- do _require_sparkdelta('restore') -%}
   {%- if confirm is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid restore confirm " ~ (confirm | string | tojson) ~ ": give true or false.") }}

@@ -6,6 +6,7 @@
   (JSON), read_version.
 -#}
 {% macro history_query(relation) %}
+  {%- do delta_ops._require_sparkdelta('history_query') -%}
   {%- set columns = 'version, committed_at, operation, operation_parameters, operation_metrics, read_version' -%}
   {%- set empty = "select cast(null as bigint) as version, cast(null as timestamp) as committed_at, "
       ~ "cast(null as string) as operation, cast(null as string) as operation_parameters, "

@@ -3,6 +3,7 @@
   parses. `{% set v = table_version(ref('fct_orders')) %}`.
 -#}
 {% macro table_version(relation) %}
+  {%- do delta_ops._require_sparkdelta('table_version') -%}
   {%- if not execute -%}{{ return(none) }}{%- endif -%}
   {%- if relation is string -%}{%- set relation = delta_ops.relation_from_name(relation) -%}{%- endif -%}
   {%- set result = run_query('describe history ' ~ relation ~ ' limit 1') -%}

@@ -50,7 +50,9 @@ class SparkDeltaCredentials(SparkCredentials):
     warehouse_dir: str | None = None
     # A spark-defaults.conf style file of Spark settings that override all others.
     spark_conf_file: str | None = None
-    # Attempts of a Delta write that lost a data conflict (MERGE, INSERT INTO, OPTIMIZE).
+    # Attempts in all (default 6) of a Delta write that lost a conflict it is retried on: a
+    # whole-table replace (CREATE OR REPLACE TABLE, INSERT OVERWRITE) on every conflict;
+    # MERGE, INSERT INTO and OPTIMIZE on data conflicts only (retry.py).
     conflict_retries: int | None = None
 
     def __post_init__(self) -> None:
