@@ -1,7 +1,8 @@
 {#-
   One row per live order line, maintained from the change data feed of
   int_order_lines_deduplicated with the `cdf` strategy: each run applies only the changes
-  committed since the last run. Tombstones (is_deleted) become deletes.
+  committed since the last run. Tombstones (is_deleted) become deletes, and so do lines
+  removed from silver (erased from bronze).
 -#}
 {{
     config(

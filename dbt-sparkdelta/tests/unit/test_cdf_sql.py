@@ -56,3 +56,47 @@ def test_merge_applies_the_net_changes_on_null_safe_keys(macros, relation, cdf_m
 def test_only_a_snapshot_deletes_the_rows_it_does_not_hold(cdf_merge):
     assert cdf_merge(is_snapshot=True).endswith("when not matched by source then delete")
     assert not cdf_merge(is_snapshot=False).endswith("then delete")
+
+
+@pytest.fixture
+def touched_rows(macros, relation):
+    """cdf_touched_rows of `bronze`.`orders` under a read plan of the given kind."""
+
+    def render(kind: str, keys=("order_id", "line_no")) -> str:
+        plan = {"table": "bronze.orders", "kind": kind, "start": 6, "end": 9}
+        macros.context["load_relation"] = lambda upstream: upstream
+        macros.context["is_incremental"] = lambda: kind != "snapshot"
+        macros.adapter.cdf_read_plan = lambda model, upstream, target, on_gap: plan
+        return macros.sql("cdf_touched_rows", relation("bronze", "orders"), list(keys))
+
+    return render
+
+
+def test_touched_rows_add_the_current_rows_of_every_key_a_change_touched(touched_rows):
+    sql = touched_rows("changes")
+    changes = (
+        "(select *, '{\"bronze.orders\": 9}' as _cdf_watermark "
+        "from table_changes('bronze.orders', 6, 9))"
+    )
+    # every change row (updates' pre-images and deletes too), then the current rows
+    assert sql.startswith(f"(select * from {changes} as changes union all select current_rows.*, ")
+    assert (
+        "'current' as _change_type, cast(9 as bigint) as _commit_version, "
+        "cast(null as timestamp) as _commit_timestamp, '{\"bronze.orders\": 9}' as _cdf_watermark "
+        "from `bronze`.`orders` version as of 9 as current_rows "
+        f"left semi join {changes} as touched "
+        "on current_rows.`order_id` <=> touched.`order_id` "
+        "and current_rows.`line_no` <=> touched.`line_no`)"
+    ) in sql
+
+
+def test_touched_rows_without_a_watermark_are_the_snapshot(touched_rows):
+    sql = touched_rows("snapshot")
+    assert "'snapshot' as _change_type" in sql
+    assert "from `bronze`.`orders` version as of 9" in sql
+    assert "'current'" not in sql and "table_changes" not in sql
+
+
+def test_touched_rows_need_the_upstream_key(touched_rows, macros):
+    with pytest.raises(macros.error, match="cdf_touched_rows needs the upstream's key columns"):
+        touched_rows("changes", keys=())

@@ -216,11 +216,17 @@ def clustered_query(spark, schema: str) -> dict:
     }
 
 
+# The SQL models dbt runs as one statement each, which target/run then holds: views and tables
+# (a `cdf` model runs several: its change rows, a summary, the MERGE).
+ONE_STATEMENT_MODELS = [m for m in SQL_MODELS if not m.endswith("_deduplicated")]
+
+
 def dbt_overhead(spark, dbt: Dbt, repeats: int) -> dict:
-    """Scenario 5: `dbt build --full-refresh` of the silver and gold SQL models against the SQL
-    dbt ran for them (target/run), run directly with spark.sql in the same order."""
-    build = ["build", "-s", *SQL_MODELS, "--full-refresh", "--exclude-resource-type", "test",
-             "--exclude-resource-type", "unit_test"]  # fmt: skip
+    """Scenario 5: `dbt build --full-refresh` of the SQL models dbt runs as one statement each
+    against the SQL dbt ran for them (target/run), run directly with spark.sql in the same
+    order."""
+    build = ["build", "-s", *ONE_STATEMENT_MODELS, "--full-refresh", "--exclude-resource-type",
+             "test", "--exclude-resource-type", "unit_test"]  # fmt: skip
     with_dbt, direct, nodes = [], [], []
     statements: list[str] = []
 
