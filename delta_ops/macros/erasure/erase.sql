@@ -70,9 +70,10 @@
   {%- if options.purge -%}
     {%- set purged = _try_sql(get_reorg_purge_sql(table.relation)) -%}
     {%- if purged.error -%}{{ return(_failed(notes | join('; ') ~ '; purge: ' ~ purged.error)) }}{%- endif -%}
-    {%- set metrics = _json_value(purged.table.rows[0]['metrics'], {}) -%}
-    {%- do notes.append('purge rewrote ' ~ metrics.get('numFilesRemoved', 0) ~ ' files into '
-        ~ metrics.get('numFilesAdded', 0)) -%}
+    {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
+    {%- set metrics = _json_value(commit.operationMetrics, {}) if commit.operation == 'REORG' else {} -%}
+    {%- do notes.append('purge rewrote ' ~ metrics.get('numRemovedFiles', 0) ~ ' files into '
+        ~ metrics.get('numAddedFiles', 0)) -%}
   {%- endif -%}
   {%- if options.vacuum -%}
     {%- set vacuumed = _vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,

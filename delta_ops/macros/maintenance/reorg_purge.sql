@@ -10,7 +10,9 @@
 {% macro _reorg_purge_table(table, options) %}
   {%- set result = _try_sql(get_reorg_purge_sql(table.relation)) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- set metrics = _json_value(result.table.rows[0]['metrics'], {}) -%}
-  {{ return({'status': 'ok', 'note': 'files rewritten ' ~ metrics.get('numFilesRemoved', 0)
-      ~ ' -> ' ~ metrics.get('numFilesAdded', 0)}) }}
+  {#- the statement's own metrics are a struct, nameless from the embedded session: the commit's -#}
+  {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
+  {%- set metrics = _json_value(commit.operationMetrics, {}) if commit.operation == 'REORG' else {} -%}
+  {{ return({'status': 'ok', 'note': 'files rewritten ' ~ metrics.get('numRemovedFiles', 0)
+      ~ ' -> ' ~ metrics.get('numAddedFiles', 0)}) }}
 {% endmacro %}
