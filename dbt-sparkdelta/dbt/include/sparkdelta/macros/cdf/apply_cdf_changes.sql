@@ -15,10 +15,9 @@
   `full_build`: the table is (re)created from the net change rows. Otherwise, with no change
   rows nothing is written and the table keeps its version, unless the run pinned upstream
   versions past the watermark (commits that changed no data: an OPTIMIZE, a property change):
-  then an empty commit records the advanced watermark, so later runs do not read them again;
-  when the
-  model's columns differ from the table's, `on_schema_change` decides (dbt's rules; the `cdf`
-  default is 'fail').
+  then an empty commit records the advanced watermark, so later runs do not read them again.
+  When the model's columns differ from the table's, `on_schema_change` decides (dbt's rules;
+  the `cdf` default is 'fail').
 -#}
 {% macro apply_cdf_changes(tmp_relation, target_relation, full_build, on_schema_change) %}
   {%- set meta_columns = ['_change_type', '_commit_version', '_commit_timestamp', '_cdf_watermark'] -%}
