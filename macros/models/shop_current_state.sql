@@ -7,8 +7,8 @@
   Per touched key, its newest good current row (shop_change_rejection, shop_change_order) is
   the key's state, exactly what a full refresh computes from bronze's rows of that key; a key
   with no good row left (deleted from bronze, or only bad changes) is a 'delete' (on a snapshot
-  read, left out). A key's newest
-  good change being a delete (change_op 'D') keeps a tombstone row (is_deleted).
+  read, left out). A key whose newest good change is a delete (change_op 'D') keeps a
+  tombstone row (is_deleted).
 -#}
 {% macro shop_current_state(source_table, changes) -%}
     {%- set entity = shop_entity(source_table) -%}

@@ -3,7 +3,8 @@
   lakehouse: the expression that renames and casts the bronze column, in select order) and the
   rules a change of it must pass besides the common ones. The staging views, the silver models
   and the quarantine all read them from here (shop_staged_columns, shop_change_rejection,
-  shop_change_order, shop_current_state).
+  shop_change_order, shop_current_state). An order without a status or a date is refused: it
+  cannot be counted honestly in revenue by date.
 -#}
 {% macro shop_entity(source_table) -%}
     {%- set entities = {

@@ -60,20 +60,16 @@
   {%- if rows > 0 -%}
     {%- set deleted = _try_sql(get_erase_sql(table.relation, options.where)) -%}
     {%- if deleted.error -%}{{ return(_failed('delete: ' ~ deleted.error)) }}{%- endif -%}
-    {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
-    {%- set metrics = _json_value(commit.operationMetrics, {}) -%}
+    {%- set commit = _last_commit(table.relation) -%}
     {%- set erased_at = commit.version -%}
-    {%- do notes.append('deleted ' ~ metrics.get('numDeletedRows', rows) ~ ' rows at version ' ~ erased_at) -%}
+    {%- do notes.append('deleted ' ~ commit.metrics.get('numDeletedRows', rows) ~ ' rows at version ' ~ erased_at) -%}
   {%- else -%}
     {%- do notes.append('no row matched') -%}
   {%- endif -%}
   {%- if options.purge -%}
-    {%- set purged = _try_sql(get_reorg_purge_sql(table.relation)) -%}
-    {%- if purged.error -%}{{ return(_failed(notes | join('; ') ~ '; purge: ' ~ purged.error)) }}{%- endif -%}
-    {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
-    {%- set metrics = _json_value(commit.operationMetrics, {}) if commit.operation == 'REORG' else {} -%}
-    {%- do notes.append('purge rewrote ' ~ metrics.get('numRemovedFiles', 0) ~ ' files into '
-        ~ metrics.get('numAddedFiles', 0)) -%}
+    {%- set purged = _reorg_purge_table(table, {}) -%}
+    {%- if purged.status == 'failed' -%}{{ return(_failed(notes | join('; ') ~ '; purge: ' ~ purged.note)) }}{%- endif -%}
+    {%- do notes.append('purge: ' ~ purged.note) -%}
   {%- endif -%}
   {%- if options.vacuum -%}
     {%- set vacuumed = _vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,

@@ -11,8 +11,8 @@
   {%- set result = _try_sql(get_reorg_purge_sql(table.relation)) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {#- the statement's own metrics are a struct, nameless from the embedded session: the commit's -#}
-  {%- set commit = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
-  {%- set metrics = _json_value(commit.operationMetrics, {}) if commit.operation == 'REORG' else {} -%}
+  {%- set commit = _last_commit(table.relation) -%}
+  {%- set metrics = commit.metrics if commit.operation == 'REORG' else {} -%}
   {{ return({'status': 'ok', 'note': 'files rewritten ' ~ metrics.get('numRemovedFiles', 0)
       ~ ' -> ' ~ metrics.get('numAddedFiles', 0)}) }}
 {% endmacro %}

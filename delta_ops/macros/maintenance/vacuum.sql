@@ -36,8 +36,7 @@
   {%- set result = _try_sql(sql, {'spark.databricks.delta.retentionDurationCheck.enabled': 'false'} if short else {}) -%}
   {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
   {%- if not options.dry_run -%}
-    {%- set last = _rows_as_dicts(_try_sql('describe history ' ~ table.relation ~ ' limit 1').table)[0] -%}
-    {%- set metrics = _json_value(last.operationMetrics, {}) -%}
+    {%- set metrics = _last_commit(table.relation).metrics -%}
     {{ return({'status': 'ok', 'note': 'deleted ' ~ metrics.get('numDeletedFiles', '?') ~ ' files'
         ~ (' (lite)' if options.lite else '')}) }}
   {%- endif -%}

@@ -11,14 +11,20 @@
   error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
 -#}
 {% macro cdf_changes(upstream) %}
+  {{ return(_cdf_rows_sql(upstream, _cdf_read_plan(upstream))) }}
+{% endmacro %}
+
+
+{#- What this run of the model reads of `upstream` (adapter.cdf_read_plan; cdf_changes and
+    cdf_touched_rows). -#}
+{% macro _cdf_read_plan(upstream) %}
   {%- if not execute or not upstream.schema or load_relation(upstream) is none -%}
     {#-- parsing, linting, compiling before the upstream is built, a unit test's fixture: the
          shape only, over the relation as it is (no version to read it at) --#}
-    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': none})) }}
+    {{ return({'table': upstream | string, 'kind': 'snapshot', 'end': none}) }}
   {%- endif -%}
   {%- set target = this if is_incremental() else none -%}
-  {{ return(_cdf_rows_sql(upstream,
-      adapter.cdf_read_plan(model.name, upstream, target, config.get('cdf_on_gap')))) }}
+  {{ return(adapter.cdf_read_plan(model.name, upstream, target, config.get('cdf_on_gap'))) }}
 {% endmacro %}
 
 

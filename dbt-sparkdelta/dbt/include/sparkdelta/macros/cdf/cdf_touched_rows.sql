@@ -26,11 +26,7 @@
         "Model " ~ model.name ~ ": cdf_touched_rows needs the upstream's key columns, e.g. "
         ~ "cdf_touched_rows(source('shop', 'orders'), 'order_id').") }}
   {%- endif -%}
-  {%- if not execute or not upstream.schema or load_relation(upstream) is none -%}
-    {{ return(_cdf_rows_sql(upstream, {'table': upstream | string, 'kind': 'snapshot', 'end': none})) }}
-  {%- endif -%}
-  {%- set target = this if is_incremental() else none -%}
-  {%- set plan = adapter.cdf_read_plan(model.name, upstream, target, config.get('cdf_on_gap')) -%}
+  {%- set plan = _cdf_read_plan(upstream) -%}
   {%- if plan.kind != 'changes' -%}
     {{ return(_cdf_rows_sql(upstream, plan)) }}
   {%- endif -%}
