@@ -33,6 +33,7 @@ from lakehouse.bench.scenarios import (
     INCREMENTAL_MODELS,
     SEED_MODELS,
     UPDATE_FRACTION,
+    bronze_age,
     clustered_query,
     dbt_overhead,
     deletion_vectors,
@@ -93,6 +94,8 @@ def run_scale(
     with _step("no-change runs of the incremental models", steps):
         scenarios.update(no_change_runs(dbt, no_change_models))
     if not changes_only:
+        with _step("scenario 1 as bronze ages", steps):
+            scenarios.update(bronze_age(spark, dbt, shop))
         with _step("scenario 3: deletion vectors", steps):
             scenarios.update(deletion_vectors(spark, schema, repeats))
         with _step("scenario 5: dbt overhead", steps):

@@ -1,6 +1,6 @@
 """The benchmark's scenarios, each timed at one scale against its baseline: 1 and 2 incremental
-and CDF runs against full refreshes, the no-change runs, 3 deletion vectors, 4 a clustered
-query, 5 dbt's overhead over the SQL it runs."""
+and CDF runs against full refreshes, the no-change runs, bronze's age (1 as bronze grows),
+3 deletion vectors, 4 a clustered query, 5 dbt's overhead over the SQL it runs."""
 
 from __future__ import annotations
 
@@ -133,6 +133,69 @@ def no_change_runs(dbt: Dbt, models: list[str]) -> dict:
 
 def shop_bronze(dbt: Dbt) -> str:
     return dbt.bronze_schema
+
+
+def _read_seconds(spark, sql: str) -> float:
+    """A query's read alone: every row computed, nothing collected or written."""
+    return seconds_of(lambda: spark.sql(sql).write.format("noop").mode("overwrite").save())
+
+
+BRONZE_AGES = (1, 2, 4)  # bronze order lines as a multiple of the initial load
+SILVER_KEY = "order_line_id"
+
+
+def bronze_age(spark, dbt: Dbt, shop: BulkShop, ages=BRONZE_AGES) -> dict:
+    """Scenario 1 as bronze grows with history: a silver `cdf` model recomputes every key a
+    bronze commit touches from bronze's current rows of that key, so its run reads bronze, not
+    only the change. Per age (bronze's order lines as a multiple of the initial load; the
+    source re-sending its initial load, rows equal to the originals, so silver does not
+    change), one 1% uniform change batch, then: the incremental run of the silver MERGE model;
+    the engine's floor for its read (the changes' touched keys semi-joined to bronze, alone on
+    spark.sql) and the files that read takes of bronze's files (data skipping); one scan of
+    all of bronze; the same model with --full-refresh."""
+    bronze = f"`{shop_bronze(dbt)}`.`order_lines`"
+    history = spark.sql(f"describe history {bronze}")
+    initial = history.where("operation = 'WRITE'").agg({"version": "min"}).first()[0]
+    points = []
+    for age in ages:
+        copies = age - (points[-1]["age"] if points else 1)
+        for _ in range(copies):
+            spark.sql(f"insert into {bronze} select * from {bronze} version as of {initial}")
+        if copies > 0:
+            dbt("run", "-s", SILVER_MERGE_MODEL, "--full-refresh")  # absorbs the re-sends
+        batch_id, frames = shop.change(spark, CHANGE_FRACTION, "uniform")
+        write_batch(spark, shop_bronze(dbt), batch_id, frames)
+        end = int(spark.sql(f"describe history {bronze} limit 1").first().version)
+        incremental = dbt.timed("run", "-s", SILVER_MERGE_MODEL)
+        node = dbt.last_node_seconds
+        touched = (
+            f"select * from {bronze} version as of {end} as current_rows left semi join "
+            f"table_changes('{shop_bronze(dbt)}.order_lines', {end}, {end}) as touched "
+            f"on current_rows.{SILVER_KEY} <=> touched.{SILVER_KEY}"
+        )
+        floor = _read_seconds(spark, touched)
+        scan = _read_seconds(spark, f"select * from {bronze}")
+        detail = spark.sql(f"describe detail {bronze}").first()
+        full = dbt.timed("run", "-s", SILVER_MERGE_MODEL, "--full-refresh")
+        points.append(
+            {
+                "age": age,
+                "bronze_rows": int(spark.table(bronze).count()),
+                "bronze_files": int(detail.numFiles),
+                "touched_read_files": files_read(spark, touched),
+                "incremental_seconds": incremental,
+                "incremental_node_seconds": node,
+                "touched_read_seconds": floor,
+                "bronze_scan_seconds": scan,
+                "full_refresh_seconds": full,
+            }
+        )
+        log(
+            f"  bronze {age}x ({points[-1]['bronze_rows']:,} rows): incremental {incremental:.1f}s "
+            f"(model {node:.1f}s), touched-row read {floor:.1f}s, bronze scan {scan:.1f}s, "
+            f"full refresh {full:.1f}s"
+        )
+    return {"bronze_age": points}
 
 
 def deletion_vectors(spark, schema: str, repeats: int) -> dict:
