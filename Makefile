@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
 	test-cluster test-multihost test-auth test-metastore test-threads lint fix clean interop bench \
-	bench-analyst \
+	bench-smoke bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
@@ -107,6 +107,13 @@ interop: $(INSTALLED)
 bench: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m lakehouse.bench.run
+
+## The benchmark at its smallest scale, once, into a temporary directory (docs/bench/ untouched):
+## CI's proof that every scenario still runs. Its timings mean nothing.
+bench-smoke: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	LAKEHOUSE_BENCH_SCALES=20000 LAKEHOUSE_BENCH_LARGE_SCALES= LAKEHOUSE_BENCH_REPEATS=1 \
+		LAKEHOUSE_BENCH_OUT=$$(mktemp -d) $(BIN)/python -m lakehouse.bench.run > /dev/null
 
 ## The analyst's loop (docs/analyst.md) timed at the default scale, and a 1M-row diff against a
 ## full scan of both sides: docs/bench/analyst.md. Wants the machine to itself, as `bench` does.

@@ -14,6 +14,14 @@ order_statuses as (
     select * from {{ ref('order_statuses') }}
 ),
 
+customers as (
+    select * from {{ ref('int_customers_deduplicated') }}
+),
+
+countries as (
+    select * from {{ ref('country_codes') }}
+),
+
 order_totals as (
     select
         order_id,
@@ -44,10 +52,16 @@ final as (
         -- timestamps
         orders.ordered_at,
         cast(orders.ordered_at as date) as order_date,
+        -- the customer's wall-clock time, a TIMESTAMP_NTZ: the same value in any session zone
+        convert_timezone(
+            countries.time_zone, cast(orders.ordered_at as timestamp_ntz)
+        ) as ordered_at_local,
         orders.updated_at
     from orders
     left join order_totals on orders.order_id = order_totals.order_id
     left join order_statuses on orders.status = order_statuses.status
+    left join customers on orders.customer_id = customers.customer_id
+    left join countries on customers.country_code = countries.country_code
 )
 
 select * from final

@@ -2,16 +2,22 @@
 
 Built once: batch 0, `dbt build`, then batch 1 merged into the incremental models (MERGE
 commits and an earlier version to travel to), then the commit audit. Every Delta table of the
-schema is checked, whatever models exist. delta-rs (`deltalake`) results are written to
-target/interop.json and compared with the committed docs/interop.json; `make interop` records
-them there and renders docs/interop.md from them.
+schema is checked, whatever models exist. What two independent readers read, delta-rs
+(`deltalake`) and DuckDB's delta extension (delta-kernel-rs), is written to target/interop.json
+and compared with the committed docs/interop.json; `make interop` records it there and renders
+docs/interop.md from it.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from zoneinfo import ZoneInfo
 
+import duckdb
+import duckdb_extension_delta
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, QueryBuilder
@@ -19,7 +25,7 @@ from deltalake import DeltaTable, QueryBuilder
 from lakehouse.delta.audit import delta_tables
 from lakehouse.delta.conformance import check_conformance, claimed_features
 from lakehouse.delta.log import DeltaLog
-from lakehouse.reports.interop import RECORDED, RESULTS
+from lakehouse.reports.interop import CHECKS, DUCKDB_CHECKS, RECORDED, RESULTS
 
 
 @pytest.fixture(scope="class")
@@ -75,10 +81,11 @@ def _sql_read(table: DeltaTable) -> pa.Table:
 
 
 def _read(check) -> str:
-    """Run one delta-rs read; a feature it rejects is recorded, never skipped silently."""
+    """Run one read of another engine; a feature it rejects is recorded, never skipped
+    silently."""
     try:
         return check()
-    except Exception as exc:  # delta-rs raises its own types (DeltaProtocolError, ...)
+    except Exception as exc:  # each reader raises its own types (DeltaProtocolError, ...)
         return f"unsupported: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
 
 
@@ -108,6 +115,30 @@ class TestPipelineTables:
             claimed = claims.get(table, {})
             assert check_conformance(DeltaLog(location), claimed) == [], table
 
+    def test_local_order_times_are_timestamp_ntz_from_the_first_commit(self, pipeline):
+        project, tables, _ = pipeline
+        first = DeltaLog(tables["fct_orders"]).history()[0]
+        for side in ("readerFeatures", "writerFeatures"):
+            assert "timestampNtz" in first.protocol[side], first.protocol
+        types = {r.col_name: r.data_type for r in project.rows(
+            f"describe {project.relation('fct_orders')}")}  # fmt: skip
+        assert types["ordered_at_local"] == "timestamp_ntz"
+        rows = project.rows(
+            "select o.ordered_at, o.ordered_at_local, k.time_zone "
+            f"from {project.relation('fct_orders')} o "
+            f"left join {project.relation('int_customers_deduplicated')} c using (customer_id) "
+            f"left join {project.relation('country_codes')} k using (country_code)"
+        )
+        assert sum(r.time_zone is not None for r in rows) > len(rows) / 2
+        for row in rows:
+            # a naive datetime from Spark is this process's local time, as _normalise reads it
+            expected = (
+                None
+                if row.time_zone is None or row.ordered_at is None
+                else row.ordered_at.astimezone(ZoneInfo(row.time_zone)).replace(tzinfo=None)
+            )
+            assert row.ordered_at_local == expected, row
+
     def test_commit_audit_covers_every_commit_and_adds_up(self, pipeline):
         project, tables, _ = pipeline
         audit = project.rows(
@@ -123,16 +154,20 @@ class TestPipelineTables:
             assert by_table[table].latest == max(h.version for h in history), table
             assert by_table[table].net_records == project.count(table), table
 
-    def test_delta_rs_reads_every_table_like_spark(self, pipeline):
+    def test_delta_rs_and_duckdb_read_every_table_like_spark(self, pipeline):
         project, tables, _ = pipeline
+        duck = _duckdb()
         results = {
             table: _delta_rs_entry(project, table, location)
+            | _duckdb_entry(project, duck, location)
             for table, location in sorted(tables.items())
         }
         recorded = {
             "engines": {
                 "reference": "Spark 4.0.1 + Delta Lake 4.0.1",
-                "reader": f"delta-rs (deltalake {_deltalake_version()})",
+                "reader": f"delta-rs (deltalake {metadata.version('deltalake')})",
+                "second_reader": f"DuckDB {duckdb.__version__} with its delta extension "
+                f"{metadata.version('duckdb-extension-delta')} (delta-kernel-rs)",
             },
             "tables": results,
         }
@@ -146,9 +181,9 @@ class TestPipelineTables:
         }
         assert wrong == {}, wrong
         assert all(entry["latest_sql"] == "same" for entry in results.values()), results
-        # A read delta-rs refuses is recorded, and must be refused for a feature of the table.
+        # A read a reader refuses is recorded, and must be refused for a feature of the table.
         for table, entry in results.items():
-            for check in ("latest", "latest_sql", "time_travel", "change_data_feed"):
+            for check in CHECKS + DUCKDB_CHECKS:
                 if entry[check].startswith("unsupported"):
                     assert any(f in entry[check] for f in entry["features"]), (table, entry)
                 else:
@@ -197,7 +232,42 @@ def _delta_rs_entry(project, table: str, location: str) -> dict:
     return entry
 
 
-def _deltalake_version() -> str:
-    from importlib import metadata
+def _duckdb() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the delta extension of the PyPI package (no download)."""
+    package = Path(duckdb_extension_delta.__file__).parent
+    (extension,) = package.glob(f"extensions/v{duckdb.__version__}/delta.duckdb_extension")
+    connection = duckdb.connect()
+    connection.load_extension(str(extension))
+    return connection
 
-    return metadata.version("deltalake")
+
+def _duckdb_read(duck, uri: str, version: int | None = None) -> pa.Table:
+    at = "" if version is None else f", version => {version}"
+    return pa.table(duck.sql(f"from delta_scan('{uri}'{at})").arrow())
+
+
+def _duckdb_entry(project, duck, location: str) -> dict:
+    """DuckDB's `delta_scan` against Spark on one table: latest version, one version back.
+    (The extension has no change-data-feed reader.)"""
+    log = DeltaLog(location)
+    snapshot = log.snapshot()
+    uri = Path(log.root).resolve().as_uri()
+    spark = project.spark
+    columns, latest_rows = _spark_rows(spark, f"select * from delta.`{location}`")
+    entry = {
+        "duckdb_latest": _read(lambda: _compare(columns, latest_rows, _duckdb_read(duck, uri))),
+        "duckdb_time_travel": "not applicable",
+    }
+    if snapshot.version >= 1:
+        earlier = snapshot.version - 1
+        old_columns, earlier_rows = _spark_rows(
+            spark, f"select * from delta.`{location}` version as of {earlier}"
+        )
+        entry["duckdb_time_travel"] = _read(
+            lambda: _compare(
+                old_columns,
+                earlier_rows,
+                _duckdb_read(duck, uri, earlier),
+            )
+        )
+    return entry

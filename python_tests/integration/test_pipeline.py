@@ -21,7 +21,7 @@ CURRENT_CUSTOMERS = (
 )
 
 
-@pytest.fixture(scope="class")
+@pytest.fixture(scope="module")  # built once for both classes
 def two_projects(delta_spark, tmp_path_factory):
     def project(prefix: str) -> DbtProject:
         return DbtProject(

@@ -331,3 +331,26 @@ class TestConformance:
         assert messages == [
             "[protocol] version 0, protocol: readerFeatures must exist iff minReaderVersion is 3"
         ]
+
+    def test_a_type_column_needs_its_reader_and_writer_feature(self, tmp_path):
+        commits = table_commits()
+        fields = [
+            {"name": "local_time", "type": "timestamp_ntz", "nullable": True, "metadata": {}},
+            {
+                "name": "payloads",
+                "type": {"type": "array", "elementType": "variant", "containsNull": True},
+                "nullable": True,
+                "metadata": {},
+            },
+        ]
+        commits[0][2]["metaData"]["schemaString"] = json.dumps({"type": "struct", "fields": fields})
+        log = DeltaLog(str(write_log(tmp_path / "t", commits)))
+        found = {(v.feature, v.version, v.action) for v in check_conformance(log, CONFIG)}
+        assert found == {("timestampNtz", 0, "metaData"), ("variantType", 0, "metaData")}
+        commits[0][1]["protocol"] = {
+            **PROTOCOL,
+            "readerFeatures": [*PROTOCOL["readerFeatures"], "timestampNtz", "variantType"],
+            "writerFeatures": [*PROTOCOL["writerFeatures"], "timestampNtz", "variantType"],
+        }
+        log = DeltaLog(str(write_log(tmp_path / "u", commits)))
+        assert check_conformance(log, CONFIG) == []

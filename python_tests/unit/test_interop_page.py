@@ -9,7 +9,7 @@ import pytest
 from lakehouse.reports.interop import PAGE, RESULTS, render_page, render_table
 
 RESULTS_EXAMPLE = {
-    "engines": {"reference": "Spark", "reader": "delta-rs"},
+    "engines": {"reference": "Spark", "reader": "delta-rs", "second_reader": "DuckDB"},
     "tables": {
         "b": {
             "features": ["deletionVectors"],
@@ -17,6 +17,8 @@ RESULTS_EXAMPLE = {
             "latest_sql": "same",
             "time_travel": "not applicable",
             "change_data_feed": "same",
+            "duckdb_latest": "same",
+            "duckdb_time_travel": "not applicable",
         },
         "a": {
             "features": [],
@@ -24,17 +26,21 @@ RESULTS_EXAMPLE = {
             "latest_sql": "same",
             "time_travel": "same",
             "change_data_feed": "not applicable",
+            "duckdb_latest": "different rows (1 vs Spark's 2)",
+            "duckdb_time_travel": "same",
         },
     },
 }
 
 
-def test_render_table_has_one_row_per_table_in_order():
+def test_render_table_has_one_row_per_table_and_reader_in_order():
     rows = [line for line in render_table(RESULTS_EXAMPLE).splitlines() if line.startswith("| `")]
     assert rows == [
         "| `a` | – | ✅ same rows | ✅ same rows | ✅ same rows | – |",
         "| `b` | `deletionVectors` | ❌ unsupported: deletionVectors | ✅ same rows | – "
         "| ✅ same rows |",
+        "| `a` | ❌ different rows (1 vs Spark's 2) | ✅ same rows |",
+        "| `b` | ✅ same rows | – |",
     ]
 
 

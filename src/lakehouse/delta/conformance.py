@@ -8,6 +8,7 @@ use without support, cdc actions, duplicate paths) are checked for every table.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -49,6 +50,8 @@ _REWRITE_METRICS = (
     "numTargetRowsCopied",
 )
 _DV_ADDED_METRICS = ("numDeletionVectorsAdded", "numTargetDeletionVectorsAdded")
+# Data types a reader must know: a schema holding one needs the (reader+writer) feature.
+TYPE_FEATURES = {"timestamp_ntz": "timestampNtz", "variant": "variantType"}
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,18 @@ def _protocol_rules(
         writer = set((report.protocol or {}).get("writerFeatures") or ())
         for action in report.actions:
             kind, body = next(iter(action.items()))
+            if kind == "metaData":
+                schema = json.loads(body.get("schemaString") or "{}")
+                for data_type in sorted(_primitive_types(schema) & set(TYPE_FEATURES)):
+                    feature = TYPE_FEATURES[data_type]
+                    if feature not in reader & writer:
+                        yield Violation(
+                            feature,
+                            report.version,
+                            "metaData",
+                            f"the schema has a {data_type} column but the protocol does not "
+                            f"list {feature} as a reader and writer feature",
+                        )
             if kind in ("add", "remove") and body.get("deletionVector"):
                 if "deletionVectors" not in reader & writer:
                     yield Violation(
@@ -387,6 +402,19 @@ def _in_commit_timestamps(
                     f"inCommitTimestamp {ict} is not the enablement timestamp {expected}",
                 )
         previous = ict if isinstance(ict, int) else previous
+
+
+def _primitive_types(data_type) -> set[str]:
+    """Every primitive type name in a schema, nested types (struct, array, map) included."""
+    if isinstance(data_type, str):
+        return {data_type}
+    found: set[str] = set()
+    for field in data_type.get("fields", []):
+        found |= _primitive_types(field["type"])
+    for key in ("elementType", "keyType", "valueType"):
+        if key in data_type:
+            found |= _primitive_types(data_type[key])
+    return found
 
 
 def _schema_fields(schema: dict, parent: str = "") -> Iterator[tuple[str, dict]]:

@@ -1,6 +1,6 @@
 """The interoperability table of docs/interop.md, rendered from the interop tests' results.
 
-`python_tests/integration/test_delta_interop.py` records what delta-rs read in
+`python_tests/integration/test_delta_interop.py` records what delta-rs and DuckDB read in
 `target/interop.json` and fails when that differs from the committed `docs/interop.json`.
 `make interop` runs it, then `python -m lakehouse.reports.interop` copies the recorded results
 to `docs/interop.json` and renders them between the markers of `docs/interop.md`; a unit test
@@ -19,7 +19,8 @@ START, END = "<!-- interop:start -->", "<!-- interop:end -->"
 RECORDED = PROJECT_DIR / "target" / "interop.json"
 RESULTS = PROJECT_DIR / "docs" / "interop.json"
 PAGE = PROJECT_DIR / "docs" / "interop.md"
-CHECKS = ("latest", "latest_sql", "time_travel", "change_data_feed")
+CHECKS = ("latest", "latest_sql", "time_travel", "change_data_feed")  # delta-rs
+DUCKDB_CHECKS = ("duckdb_latest", "duckdb_time_travel")
 
 
 def _cell(result: str) -> str:
@@ -41,6 +42,18 @@ def render_table(results: dict) -> str:
         features = ", ".join(f"`{f}`" for f in entry["features"]) or "–"
         cells = " | ".join(_cell(entry[check]) for check in CHECKS)
         lines.append(f"| `{table}` | {features} | {cells} |")
+    lines += [
+        "",
+        f"Read by {engines['second_reader']}, compared with the same Spark reads (the "
+        "extension has no change-data-feed reader):",
+        "",
+        "| table | latest: `delta_scan` | time travel (`version =>`, one version back) |",
+        "|---|---|---|",
+    ]
+    for table in sorted(results["tables"]):
+        entry = results["tables"][table]
+        cells = " | ".join(_cell(entry[check]) for check in DUCKDB_CHECKS)
+        lines.append(f"| `{table}` | {cells} |")
     return "\n".join(lines)
 
 
