@@ -259,13 +259,14 @@ class TestPropertiesAndFeatures:
 
 
 class TestCloneAndRestore:
-    def test_clone_is_independent_of_its_source(self, project):
+    def test_clone_into_a_new_schema_is_independent_of_its_source(self, project):
         source = f"{project.schema}.fct_orders"
         rows = project.count("fct_orders")
-        operation(project, "clone", {"source": source, "target": f"{project.schema}.orders_dev"})
-        assert project.count("orders_dev") == rows
-        project.rows(f"delete from {project.relation('orders_dev')} where true")
-        assert project.count("orders_dev") == 0
+        clone = f"`{unique_schema('ops_new')}`.`orders_dev`"  # a schema that does not exist yet
+        operation(project, "clone", {"source": source, "target": clone.replace("`", "")})
+        assert project.rows(f"select count(*) as n from {clone}")[0].n == rows
+        project.rows(f"delete from {clone} where true")
+        assert project.rows(f"select count(*) as n from {clone}")[0].n == 0
         assert project.count("fct_orders") == rows
 
     def test_clone_at_a_version_and_replace_needs_the_flag(self, project):

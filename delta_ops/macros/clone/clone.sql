@@ -1,7 +1,8 @@
 {#-
   Shallow-clone a Delta table (at its latest state, a version or a timestamp) into a new,
   independent Delta table: zero-copy, the clone references the source's files; writes to the
-  clone never change the source. An existing target is refused unless `replace: true`.
+  clone never change the source. An existing target is refused unless `replace: true`; the
+  target's schema is created when it does not exist.
 -#}
 {% macro clone(source, target, version=none, timestamp=none, replace=false) %}
   {%- do _require_sparkdelta('clone') -%}
@@ -61,6 +62,13 @@
     {%- set emptied = _try_sql('delete from ' ~ target) -%}
     {%- if emptied.error -%}
       {{ return(_failed('emptying the target: ' ~ emptied.error ~ '. Nothing was changed')) }}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if existing.error -%}
+    {#-- a new table may go into a new schema, as dbt creates a model's schema --#}
+    {%- set schema = _try_sql('create schema if not exists ' ~ safe_identifier(target.schema, 'clone target schema')) -%}
+    {%- if schema.error -%}
+      {{ return(_failed('creating the target schema ' ~ target.schema ~ ': ' ~ schema.error)) }}
     {%- endif -%}
   {%- endif -%}
   {%- set result = _try_sql(sql) -%}

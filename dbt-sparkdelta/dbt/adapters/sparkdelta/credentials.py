@@ -24,6 +24,24 @@ class SparkDeltaConnectionMethod(StrEnum):
     CONNECT = "connect"
 
 
+# What `dbt debug` shows per method: the fields that mean something there (dbt-spark shows the
+# same Thrift/ODBC fields for every method, `host: localhost, port: 443` on the embedded one).
+CONNECTION_KEYS = {
+    SparkDeltaConnectionMethod.SESSION: (
+        "schema", "session_home", "warehouse_dir", "spark_conf_file", "python_submission_method"
+    ),
+    SparkDeltaConnectionMethod.THRIFT: (
+        "host", "port", "schema", "auth", "user", "use_ssl", "socket_timeout", "spark_connect_url"
+    ),
+    SparkDeltaConnectionMethod.HTTP: (
+        "host", "port", "cluster", "endpoint", "organization", "schema"
+    ),
+    SparkDeltaConnectionMethod.ODBC: (
+        "host", "port", "cluster", "endpoint", "organization", "schema", "driver"
+    ),
+    SparkDeltaConnectionMethod.CONNECT: ("spark_connect_url", "schema", "use_ssl"),
+}  # fmt: skip
+
 DELTA_METADATA_ONLY_QUERIES = "spark.databricks.delta.optimizeMetadataQuery.enabled"
 
 
@@ -94,3 +112,6 @@ class SparkDeltaCredentials(SparkCredentials):
     @property
     def type(self) -> str:
         return "sparkdelta"
+
+    def _connection_keys(self) -> tuple[str, ...]:
+        return ("method", *CONNECTION_KEYS[self.method])
