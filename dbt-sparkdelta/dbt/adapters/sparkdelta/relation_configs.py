@@ -108,9 +108,10 @@ def delta_table_changes(
     desired_clustering: Sequence[str],
     current_clustering: Sequence[str],
 ) -> dict[str, Any]:
-    """What brings a table in line with its config, in the order the statements run:
-    `set_properties` {key: value}, `unset_properties` [key], `drop_constraints` [name],
-    `add_constraints` {name: expression}, `cluster_by` [column] or None (unchanged).
+    """What brings a table in line with its config: `set_properties` {key: value},
+    `unset_properties` [key], `drop_constraints` [name], `add_constraints` {name: expression},
+    `cluster_by` [column] or None (unchanged). The macro runs the removals first, then the
+    SET (which records what the project manages), then the additions and the clustering.
 
     `desired`: get_delta_table_properties; `current`: SHOW TBLPROPERTIES of the table;
     the clusterings: the config's `liquid_clustered_by` and DESCRIBE DETAIL's clusteringColumns.

@@ -11,9 +11,6 @@
 {% macro get_reconcile_delta_table_sql(relation, desired, current, desired_clustering, current_clustering) %}
   {%- set changes = adapter.delta_table_changes(desired, current, desired_clustering, current_clustering) -%}
   {%- set statements = [] -%}
-  {%- if changes.set_properties -%}
-    {%- do statements.append('alter table ' ~ relation ~ ' set ' ~ get_tblproperties_sql(changes.set_properties) | trim) -%}
-  {%- endif -%}
   {%- if changes.unset_properties -%}
     {%- set quoted = [] -%}
     {%- for key in changes.unset_properties -%}{%- do quoted.append(sql_string(key)) -%}{%- endfor -%}
@@ -22,6 +19,11 @@
   {%- for name in changes.drop_constraints -%}
     {%- do statements.append('alter table ' ~ relation ~ ' drop constraint if exists ' ~ safe_identifier(name)) -%}
   {%- endfor -%}
+  {#-- the record of what the project manages (in the SET) is written only after the removals
+       it no longer lists: a run that dies between them leaves nothing unmanaged behind --#}
+  {%- if changes.set_properties -%}
+    {%- do statements.append('alter table ' ~ relation ~ ' set ' ~ get_tblproperties_sql(changes.set_properties) | trim) -%}
+  {%- endif -%}
   {%- for name, expression in changes.add_constraints.items() -%}
     {%- do statements.append('alter table ' ~ relation ~ ' add constraint ' ~ safe_identifier(name) ~ ' check (' ~ expression ~ ')') -%}
   {%- endfor -%}
