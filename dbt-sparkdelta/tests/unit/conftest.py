@@ -5,7 +5,9 @@ Every `{% macro %}` under dbt/include/sparkdelta/macros/ is compiled on its own,
 dbt's `return(...)` into the macro's value. Macros find each other, and the names dbt gives
 them (`config`, `model`, `this`, `adapter`, `exceptions`, `modules`, ...), in one context that a
 test fills in: `macros.config.update(...)`, `macros.model[...]`, `macros.adapter.columns[...]`.
-Nothing of the project is imported: the adapter tests itself from its own folder.
+Nothing of the project is imported: the adapter tests itself from its own folder. What the
+adapter decides in Python for a macro (`adapter.delta_table_changes`), the fake adapter
+delegates to the adapter's own function, so the SQL a macro renders from it is checked too.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Any
 
 import pytest
 from dbt_common.clients.jinja import extract_toplevel_blocks, get_environment
+
+from dbt.adapters.sparkdelta.relation_configs import delta_table_changes
 
 MACROS_DIR = Path(__file__).resolve().parents[2] / "dbt" / "include" / "sparkdelta" / "macros"
 
@@ -78,6 +82,8 @@ class FakeAdapter:
 
     def type(self) -> str:
         return "sparkdelta"
+
+    delta_table_changes = staticmethod(delta_table_changes)
 
     def get_columns_in_relation(self, relation: Any) -> list[SimpleNamespace]:
         return [

@@ -164,15 +164,16 @@ def test_reconcile_touches_only_what_the_project_manages(macros, relation):
         "sparkdelta.managed_constraints": "old,positive",
     }
     statements = macros.get_reconcile_delta_table_sql(table, desired, current, ["day"], [])
+    # removals first, then the SET that records what is managed now, then the additions
     assert [" ".join(s.split()) for s in statements] == [
-        "alter table `analytics`.`orders` set tblproperties ( "
-        "'delta.appendOnly' = 'false', "
-        "'sparkdelta.managed_constraints' = 'id_not_null,positive', "
-        "'sparkdelta.managed_properties' = 'delta.appendOnly,delta.enableChangeDataFeed' )",
         "alter table `analytics`.`orders` unset tblproperties if exists "
         "('delta.logRetentionDuration')",
         "alter table `analytics`.`orders` drop constraint if exists `old`",
         "alter table `analytics`.`orders` drop constraint if exists `positive`",
+        "alter table `analytics`.`orders` set tblproperties ( "
+        "'delta.appendOnly' = 'false', "
+        "'sparkdelta.managed_constraints' = 'id_not_null,positive', "
+        "'sparkdelta.managed_properties' = 'delta.appendOnly,delta.enableChangeDataFeed' )",
         "alter table `analytics`.`orders` add constraint `positive` check (amount > 0)",
         "alter table `analytics`.`orders` add constraint `id_not_null` check (`id` is not null)",
         "alter table `analytics`.`orders` cluster by (`day`)",

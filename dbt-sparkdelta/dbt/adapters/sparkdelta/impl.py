@@ -19,7 +19,7 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import change_feed, seeds
+from dbt.adapters.sparkdelta import change_feed, relation_configs, seeds
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.errors import short_error_message
 from dbt.adapters.sparkdelta.python_submissions import (
@@ -123,6 +123,20 @@ class SparkDeltaAdapter(SparkAdapter):
         """SHOW TBLPROPERTIES of a Delta table, derived from its DESCRIBE DETAIL (see
         properties_from_detail); None when they cannot be derived."""
         return properties_from_detail(detail)
+
+    @available
+    def delta_table_changes(
+        self,
+        desired: Mapping[str, str],
+        current: Mapping[str, str],
+        desired_clustering: list[str],
+        current_clustering: list[str],
+    ) -> dict[str, Any]:
+        """What brings an existing Delta table in line with its config, as data for the macro
+        get_reconcile_delta_table_sql to render (see relation_configs.delta_table_changes)."""
+        return relation_configs.delta_table_changes(
+            desired, current, desired_clustering, current_clustering
+        )
 
     @available
     def execute_with_settings(self, sql: str, settings: dict[str, str]) -> AdapterResponse:
