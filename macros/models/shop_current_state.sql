@@ -13,47 +13,48 @@
 {% macro shop_current_state(source_table, changes) -%}
     {%- set entity = shop_entity(source_table) -%}
     {%- set key = entity.key -%}
+    {#- One pass over the rows, partitioned by key (they are read once: `changes` holds a join
+        with bronze): a key's good current rows rank first, the newest on top. -#}
     select
-        touched.{{ key }},
+        {{ key }},
         {%- for column in entity.columns if column != key %}
-        newest.{{ column }},
+        case when is_good then {{ column }} end as {{ column }},
         {%- endfor %}
-        newest.change_op = 'D' as is_deleted,
-        newest.change_op,
-        newest.batch_id,
+        case when is_good then change_op = 'D' end as is_deleted,
+        case when is_good then change_op end as change_op,
+        case when is_good then batch_id end as batch_id,
         case
-            when newest.{{ key }} is null then 'delete'
-            when newest._change_type = 'snapshot' then 'snapshot'
+            when not is_good then 'delete'
+            when _change_type = 'snapshot' then 'snapshot'
             else 'update_postimage'
         end as _change_type,
-        touched._commit_version,
-        touched._cdf_watermark
+        touched_version as _commit_version,
+        touched_watermark as _cdf_watermark
     from (
         select
-            {{ key }},
-            max(_commit_version) as _commit_version,
-            max(_cdf_watermark) as _cdf_watermark,
-            bool_or(_change_type = 'snapshot') as is_snapshot
-        from {{ changes }}
-        where {{ key }} is not null
-        group by {{ key }}
-    ) as touched
-    left join (
-        select * from (
+            *,
+            row_number() over by_key_good_first as change_rank,
+            max(_commit_version) over by_key as touched_version,
+            max(_cdf_watermark) over by_key as touched_watermark,
+            bool_or(_change_type = 'snapshot') over by_key as is_snapshot
+        from (
             select
                 *,
-                row_number() over (
-                    partition by {{ key }}
-                    order by {{ shop_change_order(source_table) }} desc
-                ) as change_rank
+                coalesce(
+                    _change_type in ('current', 'snapshot')
+                    and {{ shop_change_rejection(source_table) }} is null,
+                    false
+                ) as is_good
             from {{ changes }}
-            where
-                _change_type in ('current', 'snapshot')
-                and {{ shop_change_rejection(source_table) }} is null
-        ) as ranked
-        where change_rank = 1
-    ) as newest
-        on touched.{{ key }} = newest.{{ key }}
+            where {{ key }} is not null
+        ) as rows_of_touched_keys
+        window
+            by_key as (partition by {{ key }}),
+            by_key_good_first as (
+                partition by {{ key }}
+                order by is_good desc, {{ shop_change_order(source_table) }} desc
+            )
+    ) as ranked
     {#- a snapshot replaces the table: its keys without a good row need no delete #}
-    where newest.{{ key }} is not null or not touched.is_snapshot
+    where change_rank = 1 and (is_good or not is_snapshot)
 {%- endmacro %}
