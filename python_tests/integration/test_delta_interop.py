@@ -11,6 +11,7 @@ docs/interop.md from it.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -24,7 +25,7 @@ from deltalake import DeltaTable, QueryBuilder
 
 from lakehouse.delta.audit import delta_tables
 from lakehouse.delta.conformance import check_conformance, claimed_features
-from lakehouse.delta.log import DeltaLog
+from lakehouse.delta.log import DeltaLog, Snapshot
 from lakehouse.reports.interop import CHECKS, DUCKDB_CHECKS, RECORDED, RESULTS
 
 
@@ -157,11 +158,10 @@ class TestPipelineTables:
     def test_delta_rs_and_duckdb_read_every_table_like_spark(self, pipeline):
         project, tables, _ = pipeline
         duck = _duckdb()
-        results = {
-            table: _delta_rs_entry(project, table, location)
-            | _duckdb_entry(project, duck, location)
-            for table, location in sorted(tables.items())
-        }
+        results = {}
+        for table, location in sorted(tables.items()):
+            spark = SparkReads.of(project, location)
+            results[table] = _delta_rs_entry(project, table, spark) | _duckdb_entry(duck, spark)
         recorded = {
             "engines": {
                 "reference": "Spark 4.0.1 + Delta Lake 4.0.1",
@@ -192,12 +192,37 @@ class TestPipelineTables:
         assert recorded == committed, f"{RECORDED} differs from {RESULTS}: run `make interop`"
 
 
-def _delta_rs_entry(project, table: str, location: str) -> dict:
+@dataclass(frozen=True)
+class SparkReads:
+    """What Spark reads of one table, read once and compared with every other reader: the
+    latest version and, when there is one, the version before (columns, rows)."""
+
+    log: DeltaLog
+    snapshot: Snapshot
+    latest: tuple[list[str], list[tuple]]
+    earlier: tuple[int, list[str], list[tuple]] | None
+
+    @classmethod
+    def of(cls, project, location: str) -> SparkReads:
+        log = DeltaLog(location)
+        snapshot = log.snapshot()
+        latest = _spark_rows(project.spark, f"select * from delta.`{location}`")
+        earlier = None
+        if snapshot.version >= 1:
+            version = snapshot.version - 1
+            earlier = (
+                version,
+                *_spark_rows(
+                    project.spark, f"select * from delta.`{location}` version as of {version}"
+                ),
+            )
+        return cls(log, snapshot, latest, earlier)
+
+
+def _delta_rs_entry(project, table: str, spark: SparkReads) -> dict:
     """delta-rs against Spark on one table: latest version, one version back, change feed."""
-    log = DeltaLog(location)
-    snapshot = log.snapshot()
-    path = log.root
-    columns, latest_rows = _spark_rows(project.spark, f"select * from {project.relation(table)}")
+    log, snapshot, path = spark.log, spark.snapshot, spark.log.root
+    columns, latest_rows = spark.latest
     entry = {
         "features": sorted(snapshot.reader_features | snapshot.writer_features),
         "latest": _read(
@@ -207,11 +232,8 @@ def _delta_rs_entry(project, table: str, location: str) -> dict:
         "time_travel": "not applicable",
         "change_data_feed": "not applicable",
     }
-    if snapshot.version >= 1:
-        earlier = snapshot.version - 1
-        old_columns, earlier_rows = _spark_rows(
-            project.spark, f"select * from delta.`{location}` version as of {earlier}"
-        )
+    if spark.earlier:
+        earlier, old_columns, earlier_rows = spark.earlier
         entry["time_travel"] = _read(
             lambda: _compare(
                 old_columns, earlier_rows, _sql_read(DeltaTable(path, version=earlier))
@@ -246,28 +268,18 @@ def _duckdb_read(duck, uri: str, version: int | None = None) -> pa.Table:
     return pa.table(duck.sql(f"from delta_scan('{uri}'{at})").arrow())
 
 
-def _duckdb_entry(project, duck, location: str) -> dict:
+def _duckdb_entry(duck, spark: SparkReads) -> dict:
     """DuckDB's `delta_scan` against Spark on one table: latest version, one version back.
     (The extension has no change-data-feed reader.)"""
-    log = DeltaLog(location)
-    snapshot = log.snapshot()
-    uri = Path(log.root).resolve().as_uri()
-    spark = project.spark
-    columns, latest_rows = _spark_rows(spark, f"select * from delta.`{location}`")
+    uri = Path(spark.log.root).resolve().as_uri()
+    columns, latest_rows = spark.latest
     entry = {
         "duckdb_latest": _read(lambda: _compare(columns, latest_rows, _duckdb_read(duck, uri))),
         "duckdb_time_travel": "not applicable",
     }
-    if snapshot.version >= 1:
-        earlier = snapshot.version - 1
-        old_columns, earlier_rows = _spark_rows(
-            spark, f"select * from delta.`{location}` version as of {earlier}"
-        )
+    if spark.earlier:
+        earlier, old_columns, earlier_rows = spark.earlier
         entry["duckdb_time_travel"] = _read(
-            lambda: _compare(
-                old_columns,
-                earlier_rows,
-                _duckdb_read(duck, uri, earlier),
-            )
+            lambda: _compare(old_columns, earlier_rows, _duckdb_read(duck, uri, earlier))
         )
     return entry
