@@ -4,7 +4,8 @@
   rules a change of it must pass besides the common ones. The staging views, the silver models
   and the quarantine all read them from here (shop_staged_columns, shop_change_rejection,
   shop_change_order, shop_current_state). An order without a status or a date is refused: it
-  cannot be counted honestly in revenue by date.
+  cannot be counted honestly in revenue by date; a payment whose provider response is not a JSON
+  document is refused (its silver model stores the response as a VARIANT).
 -#}
 {% macro shop_entity(source_table) -%}
     {%- set entities = {
@@ -48,6 +49,38 @@
             'rules': [
                 ("change_op != 'D' and (quantity is null or quantity <= 0)",
                     'quantity is not positive'),
+            ],
+        },
+        'products': {
+            'key': 'product_id',
+            'columns': {
+                'product_id': 'cast(product_id as bigint)',
+                'product_name': 'product_name',
+                'category': 'lower(category)',
+                'unit_price': 'cast(unit_price as decimal(10, 2))',
+                'updated_at': 'updated_at',
+            },
+            'rules': [
+                ("change_op != 'D' and (unit_price is null or unit_price < 0)",
+                    'unit_price is missing or negative'),
+            ],
+        },
+        'payments': {
+            'key': 'payment_id',
+            'columns': {
+                'payment_id': 'cast(payment_id as bigint)',
+                'order_id': 'cast(order_id as bigint)',
+                'payment_method': 'lower(payment_method)',
+                'amount': 'cast(amount as decimal(12, 2))',
+                'paid_at': 'paid_at',
+                'updated_at': 'updated_at',
+                'provider_response': 'provider_response',
+            },
+            'rules': [
+                ("change_op != 'D' and order_id is null", 'order_id is null'),
+                ("change_op != 'D' and amount is null", 'amount is null'),
+                ("change_op != 'D' and try_parse_json(provider_response) is null",
+                    'provider_response is missing or not JSON'),
             ],
         },
     } -%}

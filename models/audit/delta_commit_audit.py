@@ -9,9 +9,11 @@ def model(dbt, session):
     # `dbt build` runs the audit after all of them (python_tests/unit/test_project_dag.py checks
     # that a new table is not missed).
     dbt.ref("dim_customers")
+    dbt.ref("fct_category_revenue")
     dbt.ref("fct_customer_revenue")
     dbt.ref("fct_daily_revenue")
     dbt.ref("fct_order_lines")
+    dbt.ref("fct_order_payments")
     dbt.ref("int_order_row_lineage")
     dbt.ref("int_shop_rows_quarantined")
     return commit_audit(session, dbt.this.schema, exclude=(dbt.this.identifier,))

@@ -18,8 +18,16 @@ order_lines as (
     select * from {{ ref('stg_shop__order_lines') }}
 ),
 
+products as (
+    select * from {{ ref('stg_shop__products') }}
+),
+
+payments as (
+    select * from {{ ref('stg_shop__payments') }}
+),
+
 checked_changes as (
-    {% for source_table in ['customers', 'orders', 'order_lines'] -%}
+    {% for source_table in ['customers', 'orders', 'order_lines', 'products', 'payments'] -%}
         select
             '{{ source_table }}' as source_table,
             {{ shop_entity(source_table).key }} as record_id,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from lakehouse.shop.generator import BRONZE_KEYS, BRONZE_SCHEMAS, ShopGenerator
+import json
+from decimal import Decimal
+
+from lakehouse.shop.generator import BRONZE_KEYS, BRONZE_SCHEMAS, PAID_STATUSES, ShopGenerator
 
 
 def test_same_seed_same_rows():
@@ -40,3 +43,42 @@ def test_late_arriving_orders_are_older_than_their_batch():
     batch = ShopGenerator(orders=1000).batch(1)
     late = [r for r in batch["orders"] if r["_op"] == "I" and r["ordered_at"] < r["_loaded_at"]]
     assert late
+
+
+def test_payments_net_to_what_each_order_owes_and_carry_the_providers_json():
+    """A paid order's payments net to its live lines' total (charged once, refunded when it
+    loses a line), every other order's to nothing (a cancelled one refunded); each change
+    batch carries one payment whose response was cut off, which is no part of that."""
+    orders, lines, paid, kinds = {}, {}, {}, set()
+    for batch_id, rows in ShopGenerator(orders=1000).batches(3):
+        orders |= {r["order_id"]: r for r in rows["orders"] if r["customer_id"] is not None}
+        for line in rows["order_lines"]:
+            if line["_op"] == "D":
+                del lines[line["order_line_id"]]
+            elif line["quantity"] > 0:
+                lines[line["order_line_id"]] = line
+        cut_off = 0
+        for payment in rows["payments"]:
+            try:
+                response = json.loads(payment["provider_response"])
+            except ValueError:
+                cut_off += 1
+                continue
+            assert response["amount"]["value"] == int(payment["amount"] * 100)
+            kinds.add(response["kind"])
+            paid[payment["order_id"]] = paid.get(payment["order_id"], 0) + payment["amount"]
+        assert cut_off == (0 if batch_id == 0 else 1)
+    totals: dict[int, Decimal] = {}
+    for line in lines.values():
+        totals[line["order_id"]] = (
+            totals.get(line["order_id"], 0) + line["quantity"] * line["unit_price"]
+        )
+    for order_id, order in orders.items():
+        owed = totals.get(order_id, 0) if order["status"] in PAID_STATUSES else 0
+        assert paid.get(order_id, 0) == owed, order
+    assert kinds == {"charge", "refund"}
+
+
+def test_products_are_repriced_in_change_batches():
+    batch = ShopGenerator(orders=1000).batch(1)
+    assert {r["_op"] for r in batch["products"]} == {"U"}

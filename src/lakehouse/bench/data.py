@@ -267,6 +267,22 @@ class BulkShop:
                 "timestampadd(MINUTE, 5, ordered_at) as paid_at",
                 "timestampadd(MINUTE, 5, ordered_at) as updated_at",
             )
+            .selectExpr("*", f"{self._provider_response()} as provider_response")
+        )
+
+    def _provider_response(self) -> str:
+        """The provider's JSON response of a charge, the shape of the generator's (method,
+        risk, fees, events), as a SQL expression of the payment's columns."""
+        return (
+            "to_json(named_struct("
+            "'provider', payment_method, 'psp_reference', concat('PSP', payment_id), "
+            "'kind', 'charge', "
+            "'amount', named_struct('value', cast(amount * 100 as bigint), 'currency', 'EUR'), "
+            "'payment_method', named_struct('type', payment_method), "
+            f"'risk', named_struct('score', pmod({self._h('rs', 'payment_id')}, 1000) / 10.0), "
+            "'fees', named_struct('processing', cast(amount * 0.014 + 0.25 as decimal(10, 2))), "
+            "'events', array(named_struct('type', 'authorised', 'at', paid_at), "
+            "named_struct('type', 'captured', 'at', timestampadd(SECOND, 40, paid_at)))))"
         )
 
     def initial(self, spark: SparkSession) -> dict[str, DataFrame]:

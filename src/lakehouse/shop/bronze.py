@@ -45,7 +45,9 @@ CHANGE_FEED = "delta.enableChangeDataFeed"
 
 def create_bronze_tables(spark: SparkSession, schema: str) -> None:
     """The bronze tables with the change data feed on: created with it, or (a table created
-    before, or by another writer) switched on, which records the changes of later commits."""
+    before, or by another writer) switched on, which records the changes of later commits.
+    A column the landing format gained since a table was created is added to it (the rows
+    landed before have it NULL), never a table rewritten."""
     spark.sql(f"create schema if not exists `{schema}`")
     for table in BRONZE_SCHEMAS:
         name = f"`{schema}`.`{table}`"
@@ -53,6 +55,11 @@ def create_bronze_tables(spark: SparkSession, schema: str) -> None:
             f"create table if not exists {name} ({bronze_ddl_schema(table)}) "
             f"using delta tblproperties ('{CHANGE_FEED}' = 'true')"
         )
+        existing = {field.name for field in spark.table(name).schema.fields}
+        missing = [(c, t) for c, t in bronze_columns(table) if c not in existing]
+        if missing:
+            added = ", ".join(f"`{column}` {dtype}" for column, dtype in missing)
+            spark.sql(f"alter table {name} add columns ({added})")
         properties = spark.sql(f"show tblproperties {name}").collect()
         if {row.key: row.value for row in properties}.get(CHANGE_FEED, "false").lower() != "true":
             spark.sql(f"alter table {name} set tblproperties ('{CHANGE_FEED}' = 'true')")

@@ -8,16 +8,22 @@ tests and benchmarks can rebuild any state. Pure Python: no Spark needed to gene
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 
 # Timezone-aware, so Spark stores the same instants whatever the machine's local zone.
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 COUNTRIES = ["NL", "DE", "FR", "BE", "ES", "IT", "GB", "US", "SE", "PL"]
 CATEGORIES = ["books", "games", "garden", "kitchen", "music", "outdoor", "toys"]
 STATUSES = ["placed", "paid", "shipped", "delivered", "cancelled"]
+PAID_STATUSES = {"paid", "shipped", "delivered"}  # an order in these is paid in full
 PAYMENT_METHODS = ["card", "ideal", "paypal", "gift_card"]
+PROVIDERS = {"card": "adyen", "ideal": "mollie", "paypal": "paypal", "gift_card": "giftcards"}
+CARD_BRANDS = ["visa", "mastercard", "amex"]
+THREE_DS_RESULTS = ["authenticated", "frictionless", "challenged", "attempted"]
 
 # Bronze table name -> its columns, in order; the change-log columns follow (bronze_columns).
 CHANGE_LOG_COLUMNS = [("_op", "string"), ("_batch_id", "int"), ("_loaded_at", "timestamp")]
@@ -59,6 +65,8 @@ BRONZE_SCHEMAS: dict[str, list[tuple[str, str]]] = {
         ("amount", "decimal(12,2)"),
         ("paid_at", "timestamp"),
         ("updated_at", "timestamp"),
+        # the payment provider's raw response, a JSON document as received (silver: VARIANT)
+        ("provider_response", "string"),
     ],
 }
 BRONZE_KEYS = {
@@ -121,7 +129,7 @@ class ShopGenerator:
     # -- batch 0 -------------------------------------------------------------------------------
     def _initial(self, state: _State) -> dict[str, list[Row]]:
         rng = random.Random(self.seed)
-        out = _Batch(0, EPOCH + timedelta(days=30))
+        out = _Batch(0, EPOCH + timedelta(days=30), self.seed)
         for _ in range(self.scale.customers):
             out.add("customers", "I", state.new_customer(rng))
         for _ in range(self.scale.products):
@@ -134,7 +142,7 @@ class ShopGenerator:
     def _changes(self, state: _State, batch_id: int) -> dict[str, list[Row]]:
         rng = random.Random(self.seed * 1000 + batch_id)
         loaded_at = EPOCH + timedelta(days=30 + batch_id)
-        out = _Batch(batch_id, loaded_at)
+        out = _Batch(batch_id, loaded_at, self.seed)
         n = max(1, int(self.scale.orders * self.change_fraction))
         for _ in range(max(1, n // 5)):
             out.add("customers", "I", state.new_customer(rng, loaded_at))
@@ -151,11 +159,15 @@ class ShopGenerator:
             row = state.orders[order_id]
             row.update(status=_next_status(rng, row["status"]), updated_at=loaded_at)
             out.add("orders", "U", row)
-        # A few order lines are deleted (the customer removed an item) ...
+            self._settle(state, out, order_id, loaded_at)
+        # A few order lines are deleted (the customer removed an item; a paid one is refunded) ...
         for line_id in rng.sample(
             sorted(state.order_lines), min(len(state.order_lines), max(1, n // 4))
         ):
-            out.add("order_lines", "D", state.order_lines.pop(line_id))
+            line = state.order_lines.pop(line_id)
+            state.order_totals[line["order_id"]] -= line["unit_price"] * line["quantity"]
+            out.add("order_lines", "D", line)
+            self._settle(state, out, line["order_id"], loaded_at)
         # ... and a few late-arriving orders carry an order date from weeks ago.
         for _ in range(max(1, n // 10)):
             self._new_order(rng, state, out, loaded_at - timedelta(days=rng.randint(7, 28)))
@@ -163,7 +175,24 @@ class ShopGenerator:
         # order without a customer. They never become part of the valid state.
         out.add("order_lines", "I", state.bad_order_line(rng, loaded_at))
         out.add("orders", "I", state.bad_order(loaded_at))
+        # ... and a payment whose provider response arrived cut off (not JSON).
+        out.add("payments", "I", state.truncated_payment(out.payment_draws, loaded_at))
+        # Prices change: a few products are repriced (lines ordered later carry the new price).
+        prices = random.Random(f"{self.seed}:{batch_id}:prices")  # the main draws unmoved
+        for product_id in prices.sample(sorted(state.products), max(1, len(state.products) // 50)):
+            row = state.products[product_id]
+            row.update(unit_price=_money(prices.uniform(2, 200)), updated_at=loaded_at)
+            out.add("products", "U", row)
         return out.rows
+
+    def _settle(self, state: _State, out: _Batch, order_id: int, at: datetime) -> None:
+        """The payment that brings what an order has been paid to what it owes: a paid order
+        owes its live lines' total, any other order nothing (a cancelled one is refunded)."""
+        order = state.orders[order_id]
+        owed = state.order_totals[order_id] if order["status"] in PAID_STATUSES else _money(0)
+        amount = owed - state.paid.get(order_id, _money(0))
+        if amount:
+            out.add("payments", "I", state.new_payment(out.payment_draws, order, amount, at))
 
     def _new_order(
         self, rng: random.Random, state: _State, out: _Batch, at: datetime | None = None
@@ -174,7 +203,14 @@ class ShopGenerator:
         for line in lines:
             out.add("order_lines", "I", line)
         if order["status"] != "placed":
-            out.add("payments", "I", state.new_payment(rng, order, lines))
+            method = rng.choice(PAYMENT_METHODS)
+            payment_at = order["ordered_at"] + timedelta(minutes=5)
+            amount = state.order_totals[order["order_id"]]
+            out.add(
+                "payments",
+                "I",
+                state.new_payment(out.payment_draws, order, amount, payment_at, method),
+            )
 
 
 def _next_status(rng: random.Random, status: str) -> str:
@@ -183,9 +219,12 @@ def _next_status(rng: random.Random, status: str) -> str:
 
 
 class _Batch:
-    def __init__(self, batch_id: int, loaded_at: datetime):
+    def __init__(self, batch_id: int, loaded_at: datetime, seed: int):
         self.batch_id = batch_id
         self.loaded_at = loaded_at
+        # The payments' details (provider response, methods of later payments) are drawn from
+        # their own stream, so the orders' and lines' draws are those of a shop without them.
+        self.payment_draws = random.Random(f"{seed}:{batch_id}:payments")
         self.rows: dict[str, list[Row]] = {table: [] for table in BRONZE_SCHEMAS}
 
     def add(self, table: str, op: str, row: Row) -> None:
@@ -202,6 +241,8 @@ class _State:
         self.products: dict[int, Row] = {}
         self.orders: dict[int, Row] = {}
         self.order_lines: dict[int, Row] = {}
+        self.order_totals: dict[int, Decimal] = {}  # order -> its live lines' total
+        self.paid: dict[int, Decimal] = {}  # order -> what it has been paid, refunds deducted
         self.next_id = {table: 1 for table in BRONZE_SCHEMAS}
 
     def _id(self, table: str) -> int:
@@ -246,6 +287,7 @@ class _State:
             "updated_at": ordered,
         }
         self.orders[order_id] = row
+        self.order_totals[order_id] = _money(0)
         return dict(row)
 
     def new_order_line(self, rng: random.Random, order: Row) -> Row:
@@ -260,16 +302,49 @@ class _State:
             "updated_at": order["ordered_at"],
         }
         self.order_lines[line_id] = row
+        self.order_totals[order["order_id"]] += row["unit_price"] * row["quantity"]
         return dict(row)
 
-    def new_payment(self, rng: random.Random, order: Row, lines: list[Row]) -> Row:
+    def new_payment(
+        self,
+        rng: random.Random,
+        order: Row,
+        amount: Decimal,
+        at: datetime,
+        method: str | None = None,
+    ) -> Row:
+        """A charge (amount > 0) or a refund (amount < 0) of an order, with the provider's
+        response as it would arrive: nested JSON with the method, 3-D Secure, risk, fees and
+        the payment's events."""
+        payment_id = self._id("payments")
+        method = method or rng.choice(PAYMENT_METHODS)
+        self.paid[order["order_id"]] = self.paid.get(order["order_id"], _money(0)) + amount
+        response = _provider_response(rng, payment_id, method, amount, at)
         return {
-            "payment_id": self._id("payments"),
+            "payment_id": payment_id,
             "order_id": order["order_id"],
-            "payment_method": rng.choice(PAYMENT_METHODS),
-            "amount": sum((r["unit_price"] * r["quantity"] for r in lines), _money(0)),
-            "paid_at": order["ordered_at"] + timedelta(minutes=5),
-            "updated_at": order["ordered_at"] + timedelta(minutes=5),
+            "payment_method": method,
+            "amount": amount,
+            "paid_at": at,
+            "updated_at": at,
+            "provider_response": json.dumps(response),
+        }
+
+    def truncated_payment(self, rng: random.Random, at: datetime) -> Row:
+        """A payment of a paid order whose provider response was cut off in transit: never
+        part of the valid state (it is not JSON), so the order stays paid once."""
+        paid = sorted(o for o, amount in self.paid.items() if amount > 0)
+        order = self.orders[rng.choice(paid)] if paid else next(iter(self.orders.values()))
+        payment_id = self._id("payments")
+        response = json.dumps(_provider_response(rng, payment_id, "card", _money(1), at))
+        return {
+            "payment_id": payment_id,
+            "order_id": order["order_id"],
+            "payment_method": "card",
+            "amount": self.order_totals[order["order_id"]],
+            "paid_at": at,
+            "updated_at": at,
+            "provider_response": response[: len(response) // 2],
         }
 
     def bad_order_line(self, rng: random.Random, at: datetime) -> Row:
@@ -293,7 +368,41 @@ class _State:
         }
 
 
-def _money(value: float):
-    from decimal import ROUND_HALF_UP, Decimal
+def _provider_response(
+    rng: random.Random, payment_id: int, method: str, amount: Decimal, at: datetime
+) -> dict:
+    """What a payment service provider answers about a charge or a refund (a realistic shape:
+    nested objects, a list of events, numbers as JSON numbers)."""
+    refund = amount < 0
+    payment_method: dict = {"type": method}
+    response: dict = {
+        "provider": PROVIDERS[method],
+        "psp_reference": f"{PROVIDERS[method][:3].upper()}{payment_id:012d}",
+        "kind": "refund" if refund else "charge",
+        "amount": {"value": int(amount * 100), "currency": "EUR"},
+        "payment_method": payment_method,
+    }
+    if method == "card":
+        payment_method["card"] = {
+            "brand": rng.choice(CARD_BRANDS),
+            "last4": f"{rng.randint(0, 9999):04d}",
+            "expiry": {"month": rng.randint(1, 12), "year": rng.randint(2026, 2031)},
+        }
+        if not refund:
+            response["three_d_secure"] = {
+                "version": "2.2.0",
+                "result": rng.choice(THREE_DS_RESULTS),
+            }
+    response["risk"] = {"score": round(rng.uniform(0, 100), 1), "checks": rng.randint(3, 12)}
+    fee = (abs(amount) * Decimal("0.014") + Decimal("0.25")).quantize(Decimal("0.01"))
+    response["fees"] = {"processing": float(fee), "currency": "EUR"}
+    steps = ["refund_requested", "refunded"] if refund else ["authorised", "captured"]
+    response["events"] = [
+        {"type": step, "at": (at + timedelta(seconds=i * rng.randint(1, 90))).isoformat()}
+        for i, step in enumerate(steps)
+    ]
+    return response
 
+
+def _money(value: float) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
