@@ -82,7 +82,13 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
     assert lakehouse(["--project-dir", str(project), "dev", "build"]) == 0
     built = json.loads((project / "target" / "run_results.json").read_text())["results"]
     models = {r["unique_id"].split(".")[-1] for r in built if r["unique_id"].startswith("model.")}
-    assert models == {"fct_orders", "fct_customer_revenue", "delta_commit_audit"}
+    assert models == {
+        "fct_orders",
+        "fct_customer_revenue",
+        "fct_order_payments",
+        "fct_category_revenue",
+        "delta_commit_audit",
+    }
 
     # The diff reports exactly what the edit changes: recomputed from production's rows.
     expected = {

@@ -18,16 +18,16 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import duckdb
-import duckdb_extension_delta
 import pyarrow as pa
 import pytest
-from deltalake import DeltaTable, QueryBuilder
+from deltalake import DeltaTable
 from pyspark.sql.types import VariantVal
 
 from lakehouse.delta.audit import delta_tables
 from lakehouse.delta.conformance import check_conformance, claimed_features
 from lakehouse.delta.log import DeltaLog, Snapshot
 from lakehouse.reports.interop import CHECKS, DUCKDB_CHECKS, RECORDED, RESULTS
+from python_tests.readers import delta_rs_sql_read, duckdb_with_delta
 
 TYPE_OF_FEATURE = {"variantType": "VARIANT", "timestampNtz": "TIMESTAMP_NTZ"}
 
@@ -91,11 +91,6 @@ def _compare(spark_columns, spark_rows, arrow_table: pa.Table) -> str:
     if delta_rs_rows == spark_rows:
         return "same"
     return f"different rows ({len(delta_rs_rows)} vs Spark's {len(spark_rows)})"
-
-
-def _sql_read(table: DeltaTable) -> pa.Table:
-    """delta-rs's DataFusion reader (a different read path from `to_pyarrow_table`)."""
-    return pa.table(QueryBuilder().register("t", table).execute("select * from t").read_all())
 
 
 def _read(check) -> str:
@@ -202,7 +197,7 @@ class TestPipelineTables:
 
     def test_delta_rs_and_duckdb_read_every_table_like_spark(self, pipeline):
         project, tables, _ = pipeline
-        duck = _duckdb()
+        duck = duckdb_with_delta()
         results = {}
         for table, location in sorted(tables.items()):
             spark = SparkReads.of(project, location)
@@ -275,7 +270,9 @@ def _delta_rs_entry(project, table: str, spark: SparkReads) -> dict:
         "latest": _read(
             lambda: _compare(columns, latest_rows, DeltaTable(path).to_pyarrow_table())
         ),
-        "latest_sql": _read(lambda: _compare(columns, latest_rows, _sql_read(DeltaTable(path)))),
+        "latest_sql": _read(
+            lambda: _compare(columns, latest_rows, delta_rs_sql_read(DeltaTable(path)))
+        ),
         "time_travel": "not applicable",
         "change_data_feed": "not applicable",
     }
@@ -283,7 +280,7 @@ def _delta_rs_entry(project, table: str, spark: SparkReads) -> dict:
         earlier, old_columns, earlier_rows = spark.earlier
         entry["time_travel"] = _read(
             lambda: _compare(
-                old_columns, earlier_rows, _sql_read(DeltaTable(path, version=earlier))
+                old_columns, earlier_rows, delta_rs_sql_read(DeltaTable(path, version=earlier))
             )
         )
     if snapshot.configuration.get("delta.enableChangeDataFeed") == "true":
@@ -299,15 +296,6 @@ def _delta_rs_entry(project, table: str, spark: SparkReads) -> dict:
             )
         )
     return entry
-
-
-def _duckdb() -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the delta extension of the PyPI package (no download)."""
-    package = Path(duckdb_extension_delta.__file__).parent
-    (extension,) = package.glob(f"extensions/v{duckdb.__version__}/delta.duckdb_extension")
-    connection = duckdb.connect()
-    connection.load_extension(str(extension))
-    return connection
 
 
 def _duckdb_read(duck, uri: str, version: int | None = None) -> pa.Table:

@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 import random
 import time
+from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
+
+from lakehouse.delta.log import DeltaLog
+from python_tests.readers import delta_rs_sql_read, duckdb_with_delta
 
 
 def row_literals(rows: list[tuple]) -> str:
@@ -283,6 +288,103 @@ def merge_file_counts(spark, run) -> tuple[int, int]:
 
 def _seq(scala_seq) -> list:
     return [scala_seq.apply(i) for i in range(scala_seq.size())]
+
+
+WIDENS = "unique_key='id', on_schema_change='sync_all_columns'"
+TYPE_WIDENING = "tblproperties={'delta.enableTypeWidening': 'true'}"
+
+
+def data_files(p, name: str) -> set[str]:
+    return {r.f for r in p.rows(f"select _metadata.file_path as f from {p.relation(name)}")}
+
+
+@pytest.fixture(scope="class")
+def widened(scratch_project):
+    p = scratch_project
+    first = {
+        "widens": (f"{WIDENS}, {TYPE_WIDENING}", "cast(1 as int)"),
+        "widens_without_the_feature": (WIDENS, "cast(1 as int)"),
+        "narrows": (f"{WIDENS}, {TYPE_WIDENING}", "cast(1 as bigint)"),
+    }
+    for name, (config, amount) in first.items():
+        p.model(name, f"{{{{ config({config}) }}}}\nselect 1 as id, {amount} as amount")
+    p.dbt("run", "-s", *first)
+    files_before = {name: data_files(p, name) for name in first}
+    # the next batch: a new row whose amount needs the wider type
+    second = {
+        "widens": "cast(3000000000 as bigint)",
+        "widens_without_the_feature": "cast(3000000000 as bigint)",
+        "narrows": "cast(2 as int)",
+    }
+    for name, amount in second.items():
+        p.model(name, f"{{{{ config({first[name][0]}) }}}}\nselect 2 as id, {amount} as amount")
+    result = p.dbt("run", "-s", *second, expect_success=False)
+    messages = {r.node.name: str(r.message) for r in result.result}
+    return p, files_before, messages
+
+
+class TestTypeWidening:
+    """An upstream column whose type grows: widened in place where Delta can (type widening on
+    the table, on_schema_change sync_all_columns), refused naming model and column elsewhere."""
+
+    @staticmethod
+    def amount_type(p, name: str) -> str:
+        return {r.col_name: r.data_type for r in p.rows(f"describe {p.relation(name)}")}["amount"]
+
+    def test_a_widening_is_applied_in_place_and_recorded(self, widened):
+        p, files_before, _ = widened
+        assert self.amount_type(p, "widens") == "bigint"
+        assert table_rows(p, "widens", "id, amount") == [(1, 1), (2, 3_000_000_000)]
+        assert files_before["widens"] <= data_files(p, "widens"), "the old file was rewritten"
+        operations = [r.operation for r in reversed(p.history("widens"))]
+        assert operations[-2:] == ["CHANGE COLUMN", "MERGE"], operations
+        location = p.detail("widens").location
+        schema = json.loads(DeltaLog(location).snapshot().metadata["schemaString"])
+        [amount] = [f for f in schema["fields"] if f["name"] == "amount"]
+        assert amount["metadata"]["delta.typeChanges"] == [
+            {"fromType": "integer", "toType": "long"}
+        ]
+        features = p.detail("widens").tableFeatures
+        assert "typeWidening" in features, features
+
+    def test_outside_readers_of_a_widened_table(self, widened):
+        """What docs/interop.md says of typeWidening: DuckDB's reader (delta-kernel-rs) reads
+        the widened values; delta-rs 1.6 refuses the table on both of its read paths."""
+        p, _, _ = widened
+        location = p.detail("widens").location
+        uri = Path(location.removeprefix("file:")).resolve().as_uri()
+        read = duckdb_with_delta().sql(f"select id, amount from delta_scan('{uri}') order by id")
+        assert read.fetchall() == [(1, 1), (2, 3_000_000_000)]
+        for delta_rs_read in (lambda t: t.to_pyarrow_table(), delta_rs_sql_read):
+            with pytest.raises(Exception, match="(?i)typeWidening"):
+                delta_rs_read(DeltaTable(location.removeprefix("file:")))
+
+    def test_a_widening_without_the_feature_is_refused_and_changes_nothing(self, widened):
+        p, files_before, messages = widened
+        message = messages["widens_without_the_feature"]
+        for part in (
+            "widens_without_the_feature",
+            "amount",
+            "int -> bigint",
+            "delta.enableTypeWidening",
+            "--full-refresh",
+            "Nothing was changed",
+        ):
+            assert part in message, message  # fmt: skip
+        assert self.amount_type(p, "widens_without_the_feature") == "int"
+        assert table_rows(p, "widens_without_the_feature", "id, amount") == [(1, 1)]
+        assert (
+            data_files(p, "widens_without_the_feature")
+            == files_before["widens_without_the_feature"]
+        )
+
+    def test_a_narrowing_is_refused_and_changes_nothing(self, widened):
+        p, _, messages = widened
+        message = messages["narrows"]
+        for part in ("narrows", "amount", "bigint -> int", "not a widening", "Nothing was changed"):
+            assert part in message, message
+        assert self.amount_type(p, "narrows") == "bigint"
+        assert table_rows(p, "narrows", "id, amount") == [(1, 1)]
 
 
 class TestMergeTargetPruning:

@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from dbt.adapters.sparkdelta import relation_configs
 from dbt.adapters.sparkdelta.impl import SparkDeltaAdapter
 from dbt.adapters.sparkdelta.relation_configs import (
     CheckConstraints,
@@ -174,3 +175,51 @@ def test_the_configs_are_immutable():
 
 def test_macros_reach_the_plan_through_an_available_adapter_method():
     assert "delta_table_changes" in SparkDeltaAdapter._available_
+
+
+class TestColumnTypes:
+    """Which type change Delta applies in place (its TypeWidening rules for schema evolution)."""
+
+    @pytest.mark.parametrize(
+        ("from_type", "to_type"),
+        [
+            ("tinyint", "smallint"),
+            ("smallint", "int"),
+            ("int", "bigint"),
+            ("tinyint", "bigint"),
+            ("float", "double"),
+            ("date", "timestamp_ntz"),
+            ("decimal(10,2)", "decimal(12,2)"),
+            ("decimal(10,2)", "decimal(12,4)"),
+            ("decimal(10,2)", "decimal(38, 2)"),
+        ],
+    )
+    def test_widenings(self, from_type, to_type):
+        assert relation_configs.is_delta_widening(from_type, to_type)
+
+    @pytest.mark.parametrize(
+        ("from_type", "to_type"),
+        [
+            ("bigint", "int"),  # narrower
+            ("double", "float"),
+            ("decimal(12,2)", "decimal(10,2)"),
+            ("decimal(10,2)", "decimal(10,4)"),  # more scale, fewer integer digits
+            ("decimal(10,4)", "decimal(12,2)"),  # less scale
+            ("int", "double"),  # Delta widens it by ALTER only, not in schema evolution
+            ("int", "decimal(12,0)"),
+            ("int", "string"),
+            ("date", "timestamp"),
+            ("string", "int"),
+        ],
+    )
+    def test_not_widenings(self, from_type, to_type):
+        assert not relation_configs.is_delta_widening(from_type, to_type)
+
+    def test_the_problem_names_the_types_and_what_to_do(self):
+        on = {relation_configs.TYPE_WIDENING: "true"}
+        assert relation_configs.column_type_problem("int", "bigint", on) == ""
+        off = relation_configs.column_type_problem("int", "bigint", {})
+        assert "int -> bigint" in off and "'delta.enableTypeWidening': 'true'" in off
+        assert "--full-refresh" in off
+        narrowing = relation_configs.column_type_problem("bigint", "int", on)
+        assert "not a widening" in narrowing and "cast the column to bigint" in narrowing

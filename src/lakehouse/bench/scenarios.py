@@ -20,6 +20,8 @@ SQL_MODELS = [
     "stg_shop__customers",
     "stg_shop__orders",
     "stg_shop__order_lines",
+    "stg_shop__products",  # the quarantine reads every staged entity
+    "stg_shop__payments",
     "int_shop_rows_quarantined",
     "int_orders_deduplicated",
     "int_order_lines_deduplicated",

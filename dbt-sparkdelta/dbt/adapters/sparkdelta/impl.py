@@ -139,6 +139,14 @@ class SparkDeltaAdapter(SparkAdapter):
         )
 
     @available
+    def delta_column_type_problem(
+        self, from_type: str, to_type: str, table_properties: Mapping[str, str]
+    ) -> str:
+        """Why an existing column cannot change type in place (empty when Delta widens it;
+        see relation_configs.column_type_problem)."""
+        return relation_configs.column_type_problem(from_type, to_type, table_properties)
+
+    @available
     def execute_with_settings(self, sql: str, settings: dict[str, str]) -> AdapterResponse:
         """Run one statement with Spark session settings that apply to it alone.
 

@@ -127,3 +127,60 @@ def delta_table_changes(
         "add_constraints": wanted_checks.to_add(existing_checks),
         "cluster_by": clustering.cluster_by(LiquidClustering(tuple(current_clustering))),
     }
+
+
+# --- column types: which change of an existing column Delta can apply in place ----------------
+
+TYPE_WIDENING = "delta.enableTypeWidening"
+_INTEGRAL_SIZES = {"tinyint": 1, "byte": 1, "smallint": 2, "short": 2, "int": 4, "integer": 4,
+                   "bigint": 8, "long": 8}  # fmt: skip
+# The digits left of the point a decimal needs to hold every value of an integral type.
+_INTEGRAL_DIGITS = {1: 3, 2: 5, 4: 10, 8: 20}
+
+
+def _decimal(data_type: str) -> tuple[int, int] | None:
+    """(precision, scale) of a decimal type string, None for another type."""
+    text = data_type.replace(" ", "").lower()
+    if text in ("decimal", "dec", "numeric"):
+        return 10, 0
+    for prefix in ("decimal(", "dec(", "numeric("):
+        if text.startswith(prefix) and text.endswith(")"):
+            precision, _, scale = text[len(prefix) : -1].partition(",")
+            return int(precision), int(scale or 0)
+    return None
+
+
+def is_delta_widening(from_type: str, to_type: str) -> bool:
+    """Whether Delta's type widening changes a column from `from_type` to `to_type` in place
+    (Delta 4.0: TypeWidening.isTypeChangeSupportedForSchemaEvolution): a wider integer, float
+    to double, date to timestamp_ntz, a decimal with no fewer integer digits and no smaller
+    scale."""
+    source, target = from_type.replace(" ", "").lower(), to_type.replace(" ", "").lower()
+    if source in _INTEGRAL_SIZES and target in _INTEGRAL_SIZES:
+        return _INTEGRAL_SIZES[source] <= _INTEGRAL_SIZES[target]
+    if (source, target) in {("float", "double"), ("real", "double"), ("date", "timestamp_ntz")}:
+        return True
+    source_decimal, target_decimal = _decimal(source), _decimal(target)
+    if source_decimal and target_decimal:
+        (p1, s1), (p2, s2) = source_decimal, target_decimal
+        return p2 - s2 >= p1 - s1 and s2 >= s1
+    return False
+
+
+def column_type_problem(from_type: str, to_type: str, table_properties: Mapping[str, str]) -> str:
+    """Why a column cannot change from `from_type` to `to_type` in place on a table with these
+    properties; empty when Delta can widen it."""
+    if not is_delta_widening(from_type, to_type):
+        return (
+            f"{from_type} -> {to_type} is not a widening Delta applies in place (a narrower or "
+            f"another type would rewrite or lose values): cast the column to {from_type} in the "
+            "model, or rebuild the table with --full-refresh"
+        )
+    if str(table_properties.get(TYPE_WIDENING, "false")).lower() != "true":
+        return (
+            f"{from_type} -> {to_type} is a widening, which Delta applies in place only on a "
+            f"table with type widening: add tblproperties {{'{TYPE_WIDENING}': 'true'}} to the "
+            "model (readers without the typeWidening feature, such as delta-rs 1.6, then refuse "
+            "the table), or rebuild the table with --full-refresh"
+        )
+    return ""

@@ -32,7 +32,9 @@
     {%- do keys.append(quote_identifier(key)) -%}
   {%- endfor -%}
 
-  {%- set columns = run_query('select * from ' ~ tmp_relation ~ ' limit 0').column_names -%}
+  {#- DESCRIBE, not a `select *`: Spark's Thrift server cannot describe a VARIANT result column -#}
+  {%- set tmp_columns = adapter.get_columns_in_relation(tmp_relation) -%}
+  {%- set columns = tmp_columns | map(attribute='name') | list -%}
   {%- for required in ['_change_type', '_commit_version', '_cdf_watermark'] if required not in columns -%}
     {{ exceptions.raise_compiler_error(
         "Model " ~ model.name ~ " (incremental_strategy='cdf') returns no column " ~ required
@@ -76,7 +78,7 @@
         ~ get_cdf_net_changes_sql(tmp_relation, keys)
         ~ ") as net_changes where _change_type != 'delete'", 'sql') -%}
   {%- else -%}
-    {%- set merge_columns = _cdf_merge_columns(tmp_relation, target_relation, data_columns, on_schema_change) -%}
+    {%- set merge_columns = _cdf_merge_columns(tmp_relation, tmp_columns, target_relation, data_columns, on_schema_change) -%}
     {%- set apply_sql = get_cdf_merge_sql(target_relation, tmp_relation, keys, merge_columns, is_snapshot) -%}
   {%- endif -%}
   {#-- no change row: an empty MERGE commits the advanced watermark alone --#}
@@ -85,18 +87,30 @@
 
 
 {#-
-  The quoted columns the MERGE writes: the model's columns when they are the table's; otherwise
-  dbt's on_schema_change decides (fail, ignore: the columns both have, append_new_columns and
-  sync_all_columns: the table is altered first).
+  The quoted columns the MERGE writes: the model's columns when they are the table's (names and
+  types); otherwise dbt's on_schema_change decides (fail, ignore: the columns both have,
+  append_new_columns and sync_all_columns: the table is altered first, a type widened in place
+  where Delta can: check_column_type_changes).
 -#}
-{% macro _cdf_merge_columns(tmp_relation, target_relation, data_columns, on_schema_change) %}
-  {%- set existing = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
-  {%- if (existing | map('lower') | sort | list) != (data_columns | map('lower') | sort | list) -%}
+{% macro _cdf_merge_columns(tmp_relation, tmp_columns, target_relation, data_columns, on_schema_change) %}
+  {%- set existing_columns = adapter.get_columns_in_relation(target_relation) -%}
+  {%- set existing = existing_columns | map(attribute='name') | list -%}
+  {%- set wanted = data_columns | map('lower') | list -%}
+  {%- set model_types = [] -%}
+  {%- for column in tmp_columns if column.name | lower in wanted -%}
+    {%- do model_types.append((column.name | lower, column.data_type)) -%}
+  {%- endfor -%}
+  {%- set table_types = [] -%}
+  {%- for column in existing_columns -%}
+    {%- do table_types.append((column.name | lower, column.data_type)) -%}
+  {%- endfor -%}
+  {%- if (table_types | sort | list) != (model_types | sort | list) -%}
     {%- set data_view = tmp_relation.incorporate(path={'identifier': tmp_relation.identifier ~ '__data'}).include(database=false, schema=false) -%}
     {%- set quoted = [] -%}
     {%- for column in data_columns -%}{%- do quoted.append(quote_identifier(column)) -%}{%- endfor -%}
     {%- do run_query('create or replace temporary view ' ~ data_view ~ ' as select '
         ~ quoted | join(', ') ~ ' from ' ~ tmp_relation) -%}
+    {%- do check_column_type_changes(on_schema_change, data_view, target_relation) -%}
     {%- do process_schema_changes(on_schema_change, data_view, target_relation) -%}
     {%- set existing = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
   {%- endif -%}

@@ -81,6 +81,7 @@
       {#-- nothing to merge, and nothing else the write could change: no MERGE, no commit --#}
       {%- do store_raw_result('main', message='OK (no rows to merge)', code='merge', rows_affected=0) -%}
     {%- else -%}
+      {%- do check_column_type_changes(on_schema_change, tmp_relation, existing_relation) -%}
       {%- do process_schema_changes(on_schema_change, tmp_relation, existing_relation) -%}
       {%- set target_columns = adapter.get_columns_in_relation(target_relation) | map(attribute='name') | list -%}
       {%- set source_columns = adapter.get_columns_in_relation(tmp_relation) | map(attribute='name') | list -%}
@@ -143,9 +144,11 @@
       or config.get('merge_with_schema_evolution') or config.get('not_matched_by_source_action') -%}
     {{ return(false) }}
   {%- endif -%}
-  {%- set probe = run_query('select * from ' ~ tmp_relation ~ ' limit 1') -%}
-  {%- if probe.rows | length > 0 -%}{{ return(false) }}{%- endif -%}
-  {%- set columns = probe.column_names | map('lower') | list -%}
+  {#- `select 1`, not `*`: Spark's Thrift server cannot describe a result with a VARIANT column -#}
+  {%- if run_query('select 1 from ' ~ tmp_relation ~ ' limit 1').rows | length > 0 -%}
+    {{ return(false) }}
+  {%- endif -%}
+  {%- set columns = adapter.get_columns_in_relation(tmp_relation) | map(attribute='name') | map('lower') | list -%}
   {%- set keys = [unique_key] if unique_key is string else (unique_key or []) -%}
   {%- for key in keys -%}
     {%- if key | replace('`', '') | trim | lower not in columns -%}{{ return(false) }}{%- endif -%}
