@@ -336,12 +336,13 @@ class _State:
         paid = sorted(o for o, amount in self.paid.items() if amount > 0)
         order = self.orders[rng.choice(paid)] if paid else next(iter(self.orders.values()))
         payment_id = self._id("payments")
-        response = json.dumps(_provider_response(rng, payment_id, "card", _money(1), at))
+        amount = self.order_totals[order["order_id"]]
+        response = json.dumps(_provider_response(rng, payment_id, "card", amount, at))
         return {
             "payment_id": payment_id,
             "order_id": order["order_id"],
             "payment_method": "card",
-            "amount": self.order_totals[order["order_id"]],
+            "amount": amount,
             "paid_at": at,
             "updated_at": at,
             "provider_response": response[: len(response) // 2],

@@ -134,8 +134,6 @@ def delta_table_changes(
 TYPE_WIDENING = "delta.enableTypeWidening"
 _INTEGRAL_SIZES = {"tinyint": 1, "byte": 1, "smallint": 2, "short": 2, "int": 4, "integer": 4,
                    "bigint": 8, "long": 8}  # fmt: skip
-# The digits left of the point a decimal needs to hold every value of an integral type.
-_INTEGRAL_DIGITS = {1: 3, 2: 5, 4: 10, 8: 20}
 
 
 def _decimal(data_type: str) -> tuple[int, int] | None:
