@@ -373,6 +373,9 @@ class TestArgumentsCannotInject:
 def test_endpoint_status_and_port_taken(running_endpoint):
     healthy, line = endpoint.status(running_endpoint)
     assert healthy, line
+    # Its Hive scratch state is in its own home, where another endpoint cannot delete it.
+    assert (running_endpoint.directory / "operation_logs").is_dir()
+    assert any(running_endpoint.session.tmp_dir.glob("*_resources"))
     with pytest.raises(ProcessError, match="already in use"):
         twin = endpoint.EndpointSettings(
             session=running_endpoint.session.__class__(home=running_endpoint.session.home / "twin"),

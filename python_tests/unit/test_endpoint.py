@@ -36,6 +36,10 @@ def test_conf_is_the_lakehouse_conf_plus_both_endpoints_on_localhost(settings):
         jar.name in conf["spark.driver.extraClassPath"] for jar in endpoint.delta_jars(settings)
     )
     assert settings.pid_file.parent == settings.session.home / "endpoint"
+    # HiveServer2's operation logs stay in this endpoint's home (two endpoints on one host).
+    assert conf["spark.hadoop.hive.server2.logging.operation.log.location"] == str(
+        settings.session.home / "endpoint" / "operation_logs"
+    )
 
 
 def test_command_runs_the_thrift_server_class(settings):

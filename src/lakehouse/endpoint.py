@@ -100,6 +100,9 @@ class EndpointSettings:
             "hive.server2.thrift.port": str(self.thrift_port),
             "hive.server2.transport.mode": "binary",
             "hive.server2.authentication": self.thrift_auth,
+            # Under this endpoint's home, not /tmp/<user>: another endpoint on the host would
+            # share the directory and delete it when it stops.
+            "hive.server2.logging.operation.log.location": str(self.directory / "operation_logs"),
         }
         if self.thrift_auth == "LDAP":
             if not (self.ldap_url and self.ldap_base_dn):
@@ -356,6 +359,7 @@ def start(settings: EndpointSettings, timeout: float = 300.0) -> str:
     )
     settings.directory.mkdir(parents=True, exist_ok=True)
     settings.session.log_dir.mkdir(parents=True, exist_ok=True)
+    settings.session.tmp_dir.mkdir(parents=True, exist_ok=True)
     _resolve_delta_jars(settings)
     start_offset = processes.launch(
         spark_submit_command(settings), settings.pid_file, settings.log_file, settings.process_env()

@@ -115,6 +115,12 @@ class SessionSettings:
         return self.home / "logs"
 
     @property
+    def tmp_dir(self) -> Path:
+        """The JVM's temporary directory: Hive's session resources and Spark's scratch files stay
+        in this home, so two homes on one host never share (or clean up) each other's."""
+        return self.home / "tmp"
+
+    @property
     def launch_log(self) -> Path:
         return self.log_dir / "spark-driver.log"
 
@@ -174,6 +180,7 @@ def spark_conf(settings: SessionSettings) -> dict[str, str]:
             f"-Dsparkdelta.log.level={settings.log_level}",
             f"-Dderby.system.home={settings.home}",
             f"-Dderby.stream.error.file={settings.log_dir / 'derby.log'}",
+            f"-Djava.io.tmpdir={settings.tmp_dir}",
         ]
     )
     partitions = settings.conf.get("spark.sql.shuffle.partitions", "4")
@@ -313,6 +320,7 @@ def _launch(settings: SessionSettings) -> SparkSession:
     from pyspark.sql import SparkSession
 
     settings.log_dir.mkdir(parents=True, exist_ok=True)
+    settings.tmp_dir.mkdir(parents=True, exist_ok=True)
     values = spark_conf(settings)
     metastore_url = external_metastore_url(values)
     if metastore_url:
