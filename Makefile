@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
+.PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
 	test-cluster test-multihost test-auth test-metastore test-threads lint fix clean interop bench \
 	bench-smoke bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
@@ -21,13 +21,35 @@ $(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml packages.yml
 
 install: $(INSTALLED)
 
+# The Debian packages a target's services need (slapd, nginx, PostgreSQL), installed when
+# missing, so a fresh machine runs the target (apt-get: root and Debian's registry).
+define debian_packages
+	@missing=$$(for package in $(1); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
 ## The main job: land the initial data in bronze, then `dbt build` the whole project.
 run: $(INSTALLED)
 	$(BIN)/lakehouse run
 
-## The whole test suite but the slow tests: unit, dbt-on-Spark integration, SQL lint.
+# What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
+NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
+	and not metastore and not multihost and not distribution
+
+## The test suite of every part: unit tests (the project's and the adapter's), dbt on Spark +
+## Delta (integration, dbt's adapter suite's quick classes, the endpoint), SQL and Python lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest --durations=15 -m "not slow and not cluster and not auth and not connect and not metastore and not multihost and not distribution"
+	$(BIN)/python -m pytest --durations=15 -m "$(NOT_IN_TEST)" python_tests dbt-sparkdelta/tests
+
+## The long change sequences: bronze commits no batch id could follow (late changes, deletes,
+## erasure, compaction) and seeded random sequences, each build compared with an independent
+## recompute and a full refresh. `.ci/run` runs it after `make test`.
+test-sequences: $(INSTALLED)
+	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" python_tests/integration
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -49,19 +71,23 @@ test-cluster: $(INSTALLED)
 
 ## The cluster across hosts on this machine: the master, two workers, an LDAP directory, the
 ## endpoint (LDAP, Connect token behind an nginx TLS proxy) and a dbt client, each in its own
-## network namespace with its own address (needs root, iproute2, slapd, ldap-utils, nginx-light).
+## network namespace with its own address (root; installs iproute2, slapd, ldap-utils, nginx-light
+## when missing).
 test-multihost: $(INSTALLED)
+	$(call debian_packages,iproute2 openssl slapd ldap-utils nginx-light)
 	$(BIN)/python -m pytest -rA -s -m multihost python_tests/integration/test_multihost.py
 
 ## The endpoint's client authentication: Thrift with LDAP against a real slapd started here
-## (needs Debian's slapd and ldap-utils).
+## (installs Debian's slapd and ldap-utils when missing).
 test-auth: $(INSTALLED)
+	$(call debian_packages,slapd ldap-utils)
 	$(BIN)/python -m pytest -rA -s -m auth python_tests/integration/test_endpoint_auth.py
 
-## A shared Hive metastore on a local PostgreSQL started here (needs Debian's postgresql and
-## libpostgresql-jdbc-java): the endpoint and an embedded dbt run see each other's tables, four
+## A shared Hive metastore on a local PostgreSQL started here (installs Debian's postgresql and
+## libpostgresql-jdbc-java when missing): the endpoint and an embedded dbt run see each other's tables, four
 ## dbt processes write at once, a view longer than Derby's 32,700 characters.
 test-metastore: $(INSTALLED)
+	$(call debian_packages,postgresql libpostgresql-jdbc-java)
 	$(BIN)/python -m pytest -rA -s -m metastore python_tests/integration/test_metastore.py
 
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
@@ -157,6 +183,7 @@ cluster-status: $(INSTALLED)
 ## (apt-get install -y postgresql libpostgresql-jdbc-java); `start` prints what to export:
 ## eval "$$(.venv/bin/lakehouse metastore start)" (docs/metastore.md).
 metastore-start: $(INSTALLED)
+	$(call debian_packages,postgresql libpostgresql-jdbc-java)
 	$(BIN)/lakehouse metastore start
 
 metastore-stop: $(INSTALLED)

@@ -32,6 +32,8 @@ from python_tests.shop_reference import (
     utc,
 )
 
+pytestmark = pytest.mark.sequence  # make test-sequences
+
 SELECT = ("--select", *(f"+{model}" for model in COLUMNS))
 BUILD = ("build", *SELECT, "--exclude", "resource_type:test", "resource_type:unit_test")
 

@@ -22,6 +22,8 @@ import pytest
 from lakehouse.shop.bronze import arrow_schema, create_bronze_tables
 from python_tests.integration.test_equivalence import BUILD, Sequence
 
+pytestmark = pytest.mark.sequence  # make test-sequences
+
 MAX_QUANTITY = 2_147_483_647  # the bronze column is an int
 MAX_PRICE = Decimal("99999999.99")  # the bronze column is a decimal(10,2)
 
