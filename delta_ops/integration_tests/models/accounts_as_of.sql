@@ -1,7 +1,8 @@
 {#-
   accounts as each of its last four commits left it, read with delta_ops.relation_as_of by
   version (counted back from delta_ops.table_version), and once by the timestamp of a commit
-  (taken from delta_ops.history_query): the same rows as that version.
+  (taken from delta_ops.history_query): the same rows as that version. Built right after
+  accounts (it refs it), when its last four commits are those of the same build.
 -#}
 {{ config(materialized='table') }}
 
@@ -16,20 +17,20 @@
         ~ (current - 2)).columns[0].values()[0] -%}
 {%- endif -%}
 
-with
-
-{% for versions_back in [3, 2, 1, 0] -%}
-by_version_{{ versions_back }} as (
-    select
-        'version' as read_by,
-        {{ versions_back }} as versions_back,
-        account_id,
-        owner,
-        balance
-    from {{ delta_ops.relation_as_of(ref('accounts'), version=current - versions_back) }}
+with by_version as (
+    {% for versions_back in [3, 2, 1, 0] -%}
+        select
+            'version' as read_by,
+            {{ versions_back }} as versions_back,
+            account_id,
+            owner,
+            balance
+        from {{ delta_ops.relation_as_of(ref('accounts'), version=current - versions_back) }}
+        {% if not loop.last -%}
+            union all
+        {% endif -%}
+    {%- endfor %}
 ),
-
-{% endfor -%}
 
 by_timestamp as (
     select
@@ -42,13 +43,7 @@ by_timestamp as (
 ),
 
 final as (
-    select * from by_version_3
-    union all
-    select * from by_version_2
-    union all
-    select * from by_version_1
-    union all
-    select * from by_version_0
+    select * from by_version
     union all
     select * from by_timestamp
 )

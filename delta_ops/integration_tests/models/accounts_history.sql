@@ -1,7 +1,8 @@
 {#-
   The last four commits of accounts (its build and its three post-hooks) through
   delta_ops.history_query, numbered back from delta_ops.table_version: the latest commit is
-  versions_back 0 only if both macros agree.
+  versions_back 0 only if both macros agree. Built right after accounts (it refs it), when its
+  last four commits are those of the same build.
 -#}
 {{ config(materialized='table') }}
 
