@@ -19,9 +19,12 @@
       "clone_schema cloned the " ~ tables | length ~ " tables of " ~ source ~ " into " ~ scratch ~ ", not the view", cloned) -%}
   {%- set skipped = results | selectattr('status', 'equalto', 'skipped') | map(attribute='name') | list -%}
   {%- do _expect(checks, skipped == [source ~ '.people_names'], "clone_schema reported the view people_names as skipped", skipped) -%}
+  {%- set names = [] -%}
+  {%- for table in tables -%}{%- do names.extend([scratch ~ '.' ~ table, source ~ '.' ~ table]) -%}{%- endfor -%}
+  {%- set counts = _row_counts(names) -%}
   {%- for table in tables -%}
     {%- set last = _history_of(scratch ~ '.' ~ table)[0] -%}
-    {%- set rows = [_count_rows(scratch ~ '.' ~ table), _count_rows(source ~ '.' ~ table)] -%}
+    {%- set rows = [counts[scratch ~ '.' ~ table], counts[source ~ '.' ~ table]] -%}
     {%- do _expect(checks, last.operation == 'CLONE'
         and last.parameters.get('source', '').endswith(source ~ '.' ~ table) and rows[0] == rows[1],
         "clone_schema: " ~ scratch ~ "." ~ table ~ " is a clone of " ~ source ~ "." ~ table
