@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
-	test-cluster test-multihost test-auth test-metastore test-threads lint fix clean interop bench \
+	test-cluster test-multihost test-auth test-metastore test-threads test-ops lint fix clean interop bench \
 	bench-smoke bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
@@ -91,9 +91,30 @@ test-metastore: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m metastore python_tests/integration/test_metastore.py
 
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
-## operations package by path, a project with no file_format built twice, cloned, inspected.
+## operations package by path, a project with no file_format built twice, cloned, inspected;
+## and delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder.
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution
+
+## delta_ops' integration tests, from their folder on its own profile (state under its target/):
+## one `dbt build` (the time-travel macros' models compared with seeds of expected rows), every
+## operation dry run then real, checked on the tables (run_all_operation_tests), and
+## diff_relations with fail_on_diff failing the command on relations that differ.
+OPS_TESTS := delta_ops/integration_tests
+OPS_DBT := cd $(OPS_TESTS) && DBT_PROFILES_DIR=. $(abspath $(BIN))/dbt
+
+test-ops: $(INSTALLED)
+	$(OPS_DBT) deps --quiet
+	$(OPS_DBT) build
+	$(OPS_DBT) run-operation run_all_operation_tests
+	@$(OPS_DBT) run-operation diff_relations \
+		--args '{a: accounts, b: raw_accounts, fail_on_diff: true}' > target/fail_on_diff.log 2>&1; \
+	status=$$?; \
+	if [ $$status -ne 0 ] && grep -q "differ (1 rows only in a, 1 only in b, 1 changed) and fail_on_diff is true" \
+		target/fail_on_diff.log; then \
+		echo "diff_relations with fail_on_diff failed the command on relations that differ, as it should"; \
+	else cat target/fail_on_diff.log; \
+		echo "expected diff_relations with fail_on_diff to fail on accounts vs raw_accounts"; exit 1; fi
 
 ## The fast gate (under 2 minutes): the unit tests (no Spark JVM), ruff and sqlfluff. sqlfluff's
 ## dbt templater does start one: before compiling the models it fills dbt's relation cache, and

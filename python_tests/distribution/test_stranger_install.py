@@ -73,7 +73,11 @@ def stranger(wheels, tmp_path_factory):
     pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet"]
     run(*pip, f"{wheels['dbt_sparkdelta']}[session]", cwd=work, env=env)
     project = work / "project"
-    shutil.copytree(PACKAGE_DIR / "integration_tests", project)
+    # the project as committed, less its own profile: the stranger's comes from `dbt init`
+    leave_out = ("profiles.yml", "package-lock.yml", "target", "dbt_packages", "logs")
+    shutil.copytree(
+        PACKAGE_DIR / "integration_tests", project, ignore=shutil.ignore_patterns(*leave_out)
+    )
     (project / "packages.yml").write_text(f"packages:\n  - local: {PACKAGE_DIR}\n")
     env["DBT_PROFILES_DIR"] = str(work / "profiles")
     dbt = venv / "bin" / "dbt"

@@ -5,12 +5,12 @@
   target's schema is created when it does not exist.
 -#}
 {% macro clone(source, target, version=none, timestamp=none, replace=false) %}
-  {%- do _require_sparkdelta('clone') -%}
-  {%- set source_relation = relation_from_name(source, 'clone source') -%}
-  {%- set target_relation = relation_from_name(target, 'clone target') -%}
-  {%- set sql = get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
-  {%- set as_of = _time_travel_clause(version, timestamp, 'clone of ' ~ source_relation) -%}
-  {%- set outcome = _clone_one(source_relation, target_relation, sql, replace, as_of) -%}
+  {%- do delta_ops._require_sparkdelta('clone') -%}
+  {%- set source_relation = delta_ops.relation_from_name(source, 'clone source') -%}
+  {%- set target_relation = delta_ops.relation_from_name(target, 'clone target') -%}
+  {%- set sql = delta_ops.get_clone_sql(source_relation, target_relation, version, timestamp, replace) -%}
+  {%- set as_of = delta_ops._time_travel_clause(version, timestamp, 'clone of ' ~ source_relation) -%}
+  {%- set outcome = delta_ops._clone_one(source_relation, target_relation, sql, replace, as_of) -%}
   {{ log('clone: ' ~ source_relation ~ ' -> ' ~ target_relation ~ ' ' ~ outcome.status ~ ': ' ~ outcome.note, info=True) }}
   {%- if outcome.status == 'failed' -%}
     {{ exceptions.raise_compiler_error('clone ' ~ source_relation ~ ' -> ' ~ target_relation ~ ': ' ~ outcome.note) }}
@@ -31,57 +31,57 @@
         "Invalid clone replace " ~ (replace | string | tojson) ~ ": give true or false.") }}
   {%- endif -%}
   {%- set source_detail = describe_detail(source, raise_on_error=false) -%}
-  {%- if source_detail.error -%}{{ return(_failed('source: ' ~ source_detail.error)) }}{%- endif -%}
+  {%- if source_detail.error -%}{{ return(delta_ops._failed('source: ' ~ source_detail.error)) }}{%- endif -%}
   {%- if source_detail.format != 'delta' -%}
-    {{ return(_failed('source is not a Delta table (format ' ~ source_detail.format ~ ')')) }}
+    {{ return(delta_ops._failed('source is not a Delta table (format ' ~ source_detail.format ~ ')')) }}
   {%- endif -%}
   {%- if as_of -%}
-    {%- set readable = _try_sql('select 1 from ' ~ source ~ as_of ~ ' limit 0') -%}
+    {%- set readable = delta_ops._try_sql('select 1 from ' ~ source ~ as_of ~ ' limit 0') -%}
     {%- if readable.error -%}
-      {{ return(_failed('source' ~ as_of ~ ': ' ~ readable.error ~ '. Nothing was changed')) }}
+      {{ return(delta_ops._failed('source' ~ as_of ~ ': ' ~ readable.error ~ '. Nothing was changed')) }}
     {%- endif -%}
   {%- endif -%}
   {%- set existing = describe_detail(target, raise_on_error=false) -%}
   {%- if not existing.error -%}
     {%- if existing.format != 'delta' -%}
-      {{ return(_failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
+      {{ return(delta_ops._failed('target exists and is not a Delta table (format ' ~ existing.format ~ ')')) }}
     {%- endif -%}
-    {%- set chain = _clone_chain_to(source, source_detail, existing) -%}
+    {%- set chain = delta_ops._clone_chain_to(source, source_detail, existing) -%}
     {%- if chain -%}
-      {{ return(_failed('the source is ' ~ ('the target itself' if chain | length == 1 else
+      {{ return(delta_ops._failed('the source is ' ~ ('the target itself' if chain | length == 1 else
           'a clone of the target (' ~ chain | join(' cloned from ') ~ ')') ~ ': replacing the '
           ~ 'target by it would empty it first. Nothing was changed. Roll a table back with the '
           ~ 'restore operation; copy it by cloning into a new table')) }}
     {%- endif -%}
     {%- if not replace -%}
-      {{ return(_failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
+      {{ return(delta_ops._failed('target exists (' ~ existing.numFiles ~ ' files). replace: true would empty '
           ~ 'it (DELETE, a new version) and make it a clone of the source (another version); its '
           ~ 'earlier versions stay in its history until VACUUM')) }}
     {%- endif -%}
-    {%- set version_before = table_version(target) -%}
-    {%- set emptied = _try_sql('delete from ' ~ target) -%}
+    {%- set version_before = delta_ops.table_version(target) -%}
+    {%- set emptied = delta_ops._try_sql('delete from ' ~ target) -%}
     {%- if emptied.error -%}
-      {{ return(_failed('emptying the target: ' ~ emptied.error ~ '. Nothing was changed')) }}
+      {{ return(delta_ops._failed('emptying the target: ' ~ emptied.error ~ '. Nothing was changed')) }}
     {%- endif -%}
   {%- endif -%}
   {%- if existing.error -%}
     {#-- a new table may go into a new schema, as dbt creates a model's schema --#}
-    {%- set schema = _try_sql('create schema if not exists ' ~ safe_identifier(target.schema, 'clone target schema')) -%}
+    {%- set schema = delta_ops._try_sql('create schema if not exists ' ~ safe_identifier(target.schema, 'clone target schema')) -%}
     {%- if schema.error -%}
-      {{ return(_failed('creating the target schema ' ~ target.schema ~ ': ' ~ schema.error)) }}
+      {{ return(delta_ops._failed('creating the target schema ' ~ target.schema ~ ': ' ~ schema.error)) }}
     {%- endif -%}
   {%- endif -%}
-  {%- set result = _try_sql(sql) -%}
+  {%- set result = delta_ops._try_sql(sql) -%}
   {%- if result.error and not existing.error -%}
-    {%- set restored = _try_sql('restore table ' ~ target ~ ' to version as of ' ~ version_before) -%}
-    {{ return(_failed(result.error ~ '. ' ~ (
+    {%- set restored = delta_ops._try_sql('restore table ' ~ target ~ ' to version as of ' ~ version_before) -%}
+    {{ return(delta_ops._failed(result.error ~ '. ' ~ (
         'The target was restored to its version ' ~ version_before ~ ' (as before the clone)'
         if not restored.error else
         'Restoring the target to its version ' ~ version_before ~ ' failed too (' ~ restored.error
         ~ '): it is empty; run the restore operation with version ' ~ version_before))) }}
   {%- endif -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- set metrics = _rows_as_dicts(result.table)[0] -%}
+  {%- if result.error -%}{{ return(delta_ops._failed(result.error)) }}{%- endif -%}
+  {%- set metrics = delta_ops._rows_as_dicts(result.table)[0] -%}
   {{ return({'status': 'ok', 'note': ('replaced; ' if not existing.error else '') ~ 'cloned '
       ~ metrics.get('source_num_of_files') ~ ' files (' ~ metrics.get('source_table_size')
       ~ ' bytes) by reference'}) }}
@@ -95,11 +95,11 @@
 {% macro _clone_chain_to(name, detail, target_detail, depth=0) %}
   {%- if detail.location == target_detail.location -%}{{ return([name]) }}{%- endif -%}
   {%- if depth < 10 -%}
-    {%- for entry in _rows_as_dicts(run_query('describe history ' ~ name)) if 'CLONE' in entry.operation -%}
-      {%- set parent = _json_value(entry.operationParameters, {}).get('source') -%}
+    {%- for entry in delta_ops._rows_as_dicts(run_query('describe history ' ~ name)) if 'CLONE' in entry.operation -%}
+      {%- set parent = delta_ops._json_value(entry.operationParameters, {}).get('source') -%}
       {#- A clone source that no longer exists cannot be the target. -#}
       {%- set parent_detail = describe_detail(parent, raise_on_error=false) if parent else {'error': 'unknown'} -%}
-      {%- set chain = [] if parent_detail.error else _clone_chain_to(parent, parent_detail, target_detail, depth + 1) -%}
+      {%- set chain = [] if parent_detail.error else delta_ops._clone_chain_to(parent, parent_detail, target_detail, depth + 1) -%}
       {%- if chain -%}{{ return([name] + chain) }}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}

@@ -5,7 +5,7 @@
   its own log and the files written to it, never the files it shares with its source.
 -#}
 {% macro drop_schema(schema, dry_run=true) %}
-  {%- do _require_sparkdelta('drop_schema') -%}
+  {%- do delta_ops._require_sparkdelta('drop_schema') -%}
   {%- if dry_run is not boolean -%}
     {{ exceptions.raise_compiler_error("Invalid drop_schema dry_run " ~ (dry_run | string | tojson)
         ~ ": give true or false.") }}
@@ -16,7 +16,7 @@
         ~ target.name ~ " itself; refusing to drop it. Run it against a target whose schema "
         ~ "is another one (e.g. production's, to drop a development schema).") }}
   {%- endif -%}
-  {%- set found = _try_sql("show schemas like '" ~ schema ~ "'") -%}
+  {%- set found = delta_ops._try_sql("show schemas like '" ~ schema ~ "'") -%}
   {%- if found.error -%}
     {{ exceptions.raise_compiler_error("drop_schema: listing schemas failed: " ~ found.error) }}
   {%- endif -%}
@@ -24,7 +24,7 @@
     {{ log("drop_schema: schema " ~ schema ~ " does not exist; nothing to drop.", info=True) }}
     {{ return({'schema': schema, 'relations': [], 'dropped': false}) }}
   {%- endif -%}
-  {%- set listed = _try_sql('show tables in ' ~ quoted) -%}
+  {%- set listed = delta_ops._try_sql('show tables in ' ~ quoted) -%}
   {%- if listed.error -%}
     {{ exceptions.raise_compiler_error("drop_schema: listing " ~ schema ~ " failed: " ~ listed.error) }}
   {%- endif -%}
@@ -34,7 +34,7 @@
   {%- if dry_run -%}
     {{ log("drop_schema (dry run): would drop " ~ what ~ ". Pass dry_run: false to drop it.", info=True) }}
   {%- else -%}
-    {%- set dropped = _try_sql('drop schema ' ~ quoted ~ ' cascade') -%}
+    {%- set dropped = delta_ops._try_sql('drop schema ' ~ quoted ~ ' cascade') -%}
     {%- if dropped.error -%}
       {{ exceptions.raise_compiler_error("drop_schema: dropping " ~ schema ~ " failed: " ~ dropped.error) }}
     {%- endif -%}

@@ -11,7 +11,7 @@
 {% macro diff_relations(a=none, b=none, key=none, version=none, timestamp=none, columns=none,
     tolerance=none, samples=5, fail_on_diff=false) %}
   {%- set op = 'diff_relations' -%}
-  {%- do _require_sparkdelta(op) -%}
+  {%- do delta_ops._require_sparkdelta(op) -%}
   {%- if a is none -%}
     {{ exceptions.raise_compiler_error(op ~ ": give a (a model or 'schema.table'), and b or a "
         ~ "version/timestamp of a, e.g. --args '{a: dev.fct_orders, b: lakehouse.fct_orders}' or "
@@ -33,15 +33,15 @@
     {{ exceptions.raise_compiler_error("Invalid " ~ op ~ " tolerance " ~ (tolerance | string | tojson)
         ~ ": give a number >= 0 (numeric columns differing by at most it count as equal).") }}
   {%- endif -%}
-  {%- set side_a = _diff_side(a, 'a') -%}
-  {%- set side_b = _diff_side(b, 'b') if b is not none else side_a -%}
-  {%- set as_of = _time_travel_clause(version, timestamp, op ~ ' of ' ~ side_b.relation) -%}
+  {%- set side_a = delta_ops._diff_side(a, 'a') -%}
+  {%- set side_b = delta_ops._diff_side(b, 'b') if b is not none else side_a -%}
+  {%- set as_of = delta_ops._time_travel_clause(version, timestamp, op ~ ' of ' ~ side_b.relation) -%}
   {%- set name_b = side_b.relation ~ as_of -%}
-  {%- set key_names = _diff_key(key, side_a, side_b) -%}
-  {%- set wanted = _as_list(columns, op ~ ' argument columns') -%}
+  {%- set key_names = delta_ops._diff_key(key, side_a, side_b) -%}
+  {%- set wanted = delta_ops._as_list(columns, op ~ ' argument columns') -%}
   {%- for c in wanted -%}{%- do safe_identifier(c, op ~ ' column') -%}{%- endfor -%}
-  {%- set types_a = _diff_columns(side_a.relation ~ '', 'a') -%}
-  {%- set types_b = _diff_columns(name_b, 'b' if b is not none else ('version' if version is not none else 'timestamp')) -%}
+  {%- set types_a = delta_ops._diff_columns(side_a.relation ~ '', 'a') -%}
+  {%- set types_b = delta_ops._diff_columns(name_b, 'b' if b is not none else ('version' if version is not none else 'timestamp')) -%}
 
   {#- Resolve names case-insensitively (as Spark does), in a's column order. -#}
   {%- set lower_a, lower_b = {}, {} -%}
@@ -90,7 +90,7 @@
 
   {#- The key must be unique on each side, or the counts mean nothing. -#}
   {%- for side, relation in [('a', side_a.relation ~ ''), ('b', name_b)] -%}
-    {%- set dups = _try_sql(_diff_duplicates_sql(relation, key_columns)) -%}
+    {%- set dups = delta_ops._try_sql(delta_ops._diff_duplicates_sql(relation, key_columns)) -%}
     {%- if dups.error -%}
       {{ exceptions.raise_compiler_error(op ~ ": checking the key of " ~ side ~ " (" ~ relation
           ~ "): " ~ dups.error) }}
@@ -98,7 +98,7 @@
     {%- if dups.table.rows | length -%}
       {%- set shown = [] -%}
       {%- for row in dups.table.rows -%}
-        {%- do shown.append(_diff_key_text(fromjson(row['sample']).key) ~ ' x' ~ row['n'] | int) -%}
+        {%- do shown.append(delta_ops._diff_key_text(fromjson(row['sample']).key) ~ ' x' ~ row['n'] | int) -%}
       {%- endfor -%}
       {{ exceptions.raise_compiler_error(op ~ ": the key (" ~ key_columns | join(', ') ~ ") is not "
           ~ "unique in " ~ side ~ " (" ~ relation ~ "): " ~ dups.table.rows[0]['keys'] | int
@@ -107,14 +107,14 @@
   {%- endfor -%}
 
   {%- set started = modules.datetime.datetime.now() -%}
-  {%- set sql = get_diff_relations_sql(side_a.relation, side_b.relation, key_columns, compared,
+  {%- set sql = delta_ops.get_diff_relations_sql(side_a.relation, side_b.relation, key_columns, compared,
       version, timestamp, tolerance, numeric, text) -%}
-  {%- set counted = _try_sql(sql) -%}
+  {%- set counted = delta_ops._try_sql(sql) -%}
   {%- if counted.error -%}
     {{ exceptions.raise_compiler_error(op ~ " of " ~ side_a.relation ~ " with " ~ name_b ~ ": "
         ~ counted.error) }}
   {%- endif -%}
-  {%- set row = _rows_as_dicts(counted.table)[0] -%}
+  {%- set row = delta_ops._rows_as_dicts(counted.table)[0] -%}
   {%- set column_changes = {} -%}
   {%- for c in compared -%}
     {%- do column_changes.update({c: row['changed_' ~ loop.index0] | int}) -%}
@@ -131,17 +131,17 @@
   {%- do result.update({'differs': (result.only_in_a + result.only_in_b + result.changed) > 0
       or (only_in_a + only_in_b) | length > 0}) -%}
   {%- if samples | int > 0 and (result.only_in_a + result.only_in_b + result.changed) > 0 -%}
-    {%- set sampled = _try_sql(get_diff_relations_sql(side_a.relation, side_b.relation, key_columns,
+    {%- set sampled = delta_ops._try_sql(delta_ops.get_diff_relations_sql(side_a.relation, side_b.relation, key_columns,
         compared, version, timestamp, tolerance, numeric, text, samples=samples | int)) -%}
     {%- if sampled.error -%}
       {{ exceptions.raise_compiler_error(op ~ ": sample keys: " ~ sampled.error) }}
     {%- endif -%}
-    {%- for s in _rows_as_dicts(sampled.table) -%}
+    {%- for s in delta_ops._rows_as_dicts(sampled.table) -%}
       {%- do result.samples[s.kind].append(fromjson(s.sample)) -%}
     {%- endfor -%}
   {%- endif -%}
   {%- do result.update({'seconds': (modules.datetime.datetime.now() - started).total_seconds()}) -%}
-  {%- do _diff_report(result) -%}
+  {%- do delta_ops._diff_report(result) -%}
   {%- if fail_on_diff and result.differs -%}
     {{ exceptions.raise_compiler_error(op ~ ": " ~ side_a.relation ~ " and " ~ name_b ~ " differ ("
         ~ result.only_in_a ~ " rows only in a, " ~ result.only_in_b ~ " only in b, " ~ result.changed
@@ -165,11 +165,11 @@
     {%- set matches = nodes | selectattr('name', 'equalto', name) | list -%}
     {%- if matches -%}
       {%- set node = matches[0] -%}
-      {{ return({'relation': relation_from_name(node.schema ~ '.' ~ (node.alias or node.name),
+      {{ return({'relation': delta_ops.relation_from_name(node.schema ~ '.' ~ (node.alias or node.name),
           'diff_relations argument ' ~ argument), 'node': node}) }}
     {%- endif -%}
   {%- endif -%}
-  {%- set relation = relation_from_name(name, 'diff_relations argument ' ~ argument) -%}
+  {%- set relation = delta_ops.relation_from_name(name, 'diff_relations argument ' ~ argument) -%}
   {%- set owners = nodes | selectattr('schema', 'equalto', relation.schema)
       | selectattr('alias', 'equalto', relation.identifier) | list -%}
   {%- if not owners -%}
@@ -183,12 +183,12 @@
     primary key, else the columns of its one unique test; validated names. -#}
 {% macro _diff_key(key, side_a, side_b) %}
   {#- A `set` inside a loop does not outlive it in Jinja: the found key goes into lists. -#}
-  {%- set names = _as_list(key, 'diff_relations argument key') -%}
+  {%- set names = delta_ops._as_list(key, 'diff_relations argument key') -%}
   {%- set source = ['argument key'] -%}
   {%- for node in [side_a.node, side_b.node] if node is not none and not names -%}
     {%- set unique_key = node.config.get('unique_key') -%}
     {%- if unique_key -%}
-      {%- do names.extend(_as_list(unique_key, node.name ~ "'s unique_key")) -%}
+      {%- do names.extend(delta_ops._as_list(unique_key, node.name ~ "'s unique_key")) -%}
       {%- do source.append(node.name ~ "'s unique_key") -%}
     {%- else -%}
       {%- for constraint in node.get('constraints', []) if constraint.type == 'primary_key' -%}
@@ -202,7 +202,7 @@
       {%- do source.append(node.name ~ "'s primary_key constraint") -%}
     {%- endif -%}
     {%- if not names -%}
-      {%- set tested = _diff_unique_tests(node) -%}
+      {%- set tested = delta_ops._diff_unique_tests(node) -%}
       {%- if tested | length > 1 -%}
         {{ exceptions.raise_compiler_error("diff_relations: " ~ node.name ~ " has several unique "
             ~ "tests (" ~ tested | map('join', ', ') | join('; ') ~ "): give key, e.g. --args "
@@ -245,7 +245,7 @@
 {#- {column: data type} of a relation (with its time-travel clause), in order; a clear error
     when it cannot be read. -#}
 {% macro _diff_columns(relation_text, argument) %}
-  {%- set described = _try_sql('describe query select * from ' ~ relation_text) -%}
+  {%- set described = delta_ops._try_sql('describe query select * from ' ~ relation_text) -%}
   {%- if described.error -%}
     {{ exceptions.raise_compiler_error("diff_relations argument " ~ argument ~ ": cannot read "
         ~ relation_text ~ ": " ~ described.error) }}
@@ -264,7 +264,7 @@
   {%- set fields = [] -%}
   {%- for k in key -%}
     {%- do columns.append(quote_identifier(k)) -%}
-    {%- do fields.append(_diff_string(k) ~ ', ' ~ quote_identifier(k)) -%}
+    {%- do fields.append(delta_ops._diff_string(k) ~ ', ' ~ quote_identifier(k)) -%}
   {%- endfor -%}
   {{ return('select to_json(named_struct(\'key\', named_struct(' ~ fields | join(', ')
       ~ ')), map(\'ignoreNullFields\', \'false\')) as sample, n, count(*) over () as keys from ('
@@ -293,7 +293,7 @@
   {%- for kind, label in [('only_in_a', 'only in a'), ('only_in_b', 'only in b'), ('changed', 'changed'), ('unchanged', 'unchanged')] -%}
     {%- set shown = [] -%}
     {%- for s in r.samples.get(kind, []) -%}
-      {%- do shown.append(_diff_key_text(s.key) ~ (' ' ~ s.columns | join(', ') if s.columns else '')) -%}
+      {%- do shown.append(delta_ops._diff_key_text(s.key) ~ (' ' ~ s.columns | join(', ') if s.columns else '')) -%}
     {%- endfor -%}
     {%- do lines.append('  ' ~ (label ~ ':').ljust(11) ~ (r[kind] | string).rjust(10)
         ~ ('   e.g. ' ~ shown | join('; ') if shown else '')) -%}

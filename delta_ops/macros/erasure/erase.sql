@@ -17,15 +17,15 @@
     {{ exceptions.raise_compiler_error(
         "Invalid erase " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
   {%- endfor -%}
-  {%- do get_erase_sql('`t`', where) -%}
-  {%- if vacuum -%}{%- do get_vacuum_sql('`t`', retain_hours, false, false) -%}{%- endif -%}
-  {%- set selection = _select_delta_tables('erase', models, tags, schema, pattern) -%}
+  {%- do delta_ops.get_erase_sql('`t`', where) -%}
+  {%- if vacuum -%}{%- do delta_ops.get_vacuum_sql('`t`', retain_hours, false, false) -%}{%- endif -%}
+  {%- set selection = delta_ops._select_delta_tables('erase', models, tags, schema, pattern) -%}
 
   {#-- Check every table before touching any: the rows the condition matches. --#}
   {%- set matched = {} -%}
   {%- set refused = [] -%}
   {%- for table in selection.tables -%}
-    {%- set counted = _try_sql('select count(*) as matched from ' ~ table.relation ~ ' where (' ~ where ~ ')') -%}
+    {%- set counted = delta_ops._try_sql('select count(*) as matched from ' ~ table.relation ~ ' where (' ~ where ~ ')') -%}
     {%- if counted.error -%}
       {%- do refused.append(table.name ~ ': ' ~ counted.error) -%}
     {%- else -%}
@@ -41,7 +41,7 @@
 
   {%- set options = {'where': where, 'matched': matched, 'dry_run': dry_run, 'purge': purge,
       'vacuum': vacuum, 'retain_hours': retain_hours, 'unsafe': unsafe_allow_short_retention} -%}
-  {%- set results = _run_for_each_table('erase' ~ (' (dry run)' if dry_run else ''), selection, _erase_table, options) -%}
+  {%- set results = delta_ops._run_for_each_table('erase' ~ (' (dry run)' if dry_run else ''), selection, delta_ops._erase_table, options) -%}
   {%- if dry_run -%}
     {{ log("erase (dry run): nothing was deleted. Pass dry_run: false to erase"
         ~ (", then purge: true rewrites the files" if purge else "")
@@ -58,23 +58,23 @@
   {%- set notes = [] -%}
   {%- set erased_at = none -%}
   {%- if rows > 0 -%}
-    {%- set deleted = _try_sql(get_erase_sql(table.relation, options.where)) -%}
-    {%- if deleted.error -%}{{ return(_failed('delete: ' ~ deleted.error)) }}{%- endif -%}
-    {%- set commit = _last_commit(table.relation) -%}
+    {%- set deleted = delta_ops._try_sql(delta_ops.get_erase_sql(table.relation, options.where)) -%}
+    {%- if deleted.error -%}{{ return(delta_ops._failed('delete: ' ~ deleted.error)) }}{%- endif -%}
+    {%- set commit = delta_ops._last_commit(table.relation) -%}
     {%- set erased_at = commit.version -%}
     {%- do notes.append('deleted ' ~ commit.metrics.get('numDeletedRows', rows) ~ ' rows at version ' ~ erased_at) -%}
   {%- else -%}
     {%- do notes.append('no row matched') -%}
   {%- endif -%}
   {%- if options.purge -%}
-    {%- set purged = _reorg_purge_table(table, {}) -%}
-    {%- if purged.status == 'failed' -%}{{ return(_failed(notes | join('; ') ~ '; purge: ' ~ purged.note)) }}{%- endif -%}
+    {%- set purged = delta_ops._reorg_purge_table(table, {}) -%}
+    {%- if purged.status == 'failed' -%}{{ return(delta_ops._failed(notes | join('; ') ~ '; purge: ' ~ purged.note)) }}{%- endif -%}
     {%- do notes.append('purge: ' ~ purged.note) -%}
   {%- endif -%}
   {%- if options.vacuum -%}
-    {%- set vacuumed = _vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,
+    {%- set vacuumed = delta_ops._vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,
         'lite': false, 'unsafe': options.unsafe}) -%}
-    {%- if vacuumed.status == 'failed' -%}{{ return(_failed(notes | join('; ') ~ '; vacuum ' ~ vacuumed.note)) }}{%- endif -%}
+    {%- if vacuumed.status == 'failed' -%}{{ return(delta_ops._failed(notes | join('; ') ~ '; vacuum ' ~ vacuumed.note)) }}{%- endif -%}
     {%- do notes.append('vacuum ' ~ vacuumed.note) -%}
   {%- endif -%}
   {%- if erased_at is not none -%}

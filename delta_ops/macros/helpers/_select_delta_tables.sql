@@ -6,19 +6,19 @@
   model of the project writes it); the others come back in `skipped` with the reason.
 -#}
 {% macro _select_delta_tables(operation, models=none, tags=none, schema=none, pattern=none) %}
-  {%- do _require_sparkdelta(operation) -%}
-  {%- set model_names = _as_list(models, operation ~ ' argument models') -%}
-  {%- set tag_names = _as_list(tags, operation ~ ' argument tags') -%}
+  {%- do delta_ops._require_sparkdelta(operation) -%}
+  {%- set model_names = delta_ops._as_list(models, operation ~ ' argument models') -%}
+  {%- set tag_names = delta_ops._as_list(tags, operation ~ ' argument tags') -%}
   {%- if not (model_names or tag_names or schema or pattern) -%}
     {{ exceptions.raise_compiler_error(
         operation ~ ": choose the tables with models, tags, schema or pattern, e.g. "
         ~ "--args '{models: [fct_orders]}'.") }}
   {%- endif -%}
-  {%- set names = _names_of_nodes(operation, model_names, tag_names) -%}
+  {%- set names = delta_ops._names_of_nodes(operation, model_names, tag_names) -%}
   {%- if schema or pattern -%}
-    {%- do names.extend(_names_in_schema(operation, schema or target.schema, pattern or '*')) -%}
+    {%- do names.extend(delta_ops._names_in_schema(operation, schema or target.schema, pattern or '*')) -%}
   {%- endif -%}
-  {{ return(_delta_tables(names | map('lower') | unique | sort)) }}
+  {{ return(delta_ops._delta_tables(names | map('lower') | unique | sort)) }}
 {% endmacro %}
 
 
@@ -65,7 +65,7 @@
         "Invalid " ~ operation ~ " pattern " ~ (name_pattern | string | tojson)
         ~ ": use letters, digits, '_' and the wildcard '*'.") }}
   {%- endif -%}
-  {%- set listing = _try_sql('show tables in ' ~ quoted_schema) -%}
+  {%- set listing = delta_ops._try_sql('show tables in ' ~ quoted_schema) -%}
   {%- if listing.error -%}
     {{ exceptions.raise_compiler_error(
         operation ~ ": cannot list the tables of schema " ~ schema_name ~ ": " ~ listing.error) }}
@@ -84,7 +84,7 @@
   {%- set nodes = graph.nodes.values() | selectattr('resource_type', 'in', ['model', 'seed', 'snapshot']) | list -%}
   {%- set selection = {'tables': [], 'skipped': []} -%}
   {%- for name in names -%}
-    {%- set relation = relation_from_name(name) -%}
+    {%- set relation = delta_ops.relation_from_name(name) -%}
     {%- set detail = describe_detail(relation, raise_on_error=false) -%}
     {%- set owners = nodes | selectattr('schema', 'equalto', relation.schema)
         | selectattr('alias', 'equalto', relation.identifier) | list -%}

@@ -10,17 +10,17 @@
     {{ exceptions.raise_compiler_error(
         "Invalid apply_property_policy dry_run " ~ (dry_run | string | tojson) ~ ": give true or false.") }}
   {%- endif -%}
-  {%- set selection = _select_delta_tables('apply_property_policy', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('apply_property_policy' ~ (' (dry run)' if dry_run else ''),
-      selection, _apply_property_policy_table, {'dry_run': dry_run})) }}
+  {%- set selection = delta_ops._select_delta_tables('apply_property_policy', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('apply_property_policy' ~ (' (dry run)' if dry_run else ''),
+      selection, delta_ops._apply_property_policy_table, {'dry_run': dry_run})) }}
 {% endmacro %}
 
 {% macro _apply_property_policy_table(table, options) %}
   {%- if table.node is none -%}
     {{ return({'status': 'ok', 'note': 'no model of the project writes this table; left alone'}) }}
   {%- endif -%}
-  {%- set listing = _try_sql('show tblproperties ' ~ table.relation) -%}
-  {%- if listing.error -%}{{ return(_failed(listing.error)) }}{%- endif -%}
+  {%- set listing = delta_ops._try_sql('show tblproperties ' ~ table.relation) -%}
+  {%- if listing.error -%}{{ return(delta_ops._failed(listing.error)) }}{%- endif -%}
   {%- set current = {} -%}
   {%- for row in listing.table.rows -%}{%- do current.update({row[0]: row[1]}) -%}{%- endfor -%}
   {#-- the same diff as a model run makes (clustering is left to the model's own runs) --#}
@@ -33,8 +33,8 @@
     {{ return({'status': 'dry run', 'note': 'would run: ' ~ statements | join('; ')}) }}
   {%- endif -%}
   {%- for statement in statements -%}
-    {%- set result = _try_sql(statement) -%}
-    {%- if result.error -%}{{ return(_failed(statement ~ ': ' ~ result.error)) }}{%- endif -%}
+    {%- set result = delta_ops._try_sql(statement) -%}
+    {%- if result.error -%}{{ return(delta_ops._failed(statement ~ ': ' ~ result.error)) }}{%- endif -%}
   {%- endfor -%}
   {{ return({'status': 'ok', 'note': 'ran: ' ~ statements | join('; ')}) }}
 {% endmacro %}

@@ -1,7 +1,7 @@
 {#- Print DESCRIBE DETAIL of each selected Delta table. -#}
 {% macro detail(models=none, tags=none, schema=none, pattern=none) %}
-  {%- set selection = _select_delta_tables('detail', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('detail', selection, _detail_table)) }}
+  {%- set selection = delta_ops._select_delta_tables('detail', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('detail', selection, delta_ops._detail_table)) }}
 {% endmacro %}
 
 {% macro _detail_table(table, options) %}

@@ -9,10 +9,10 @@
     {{ exceptions.raise_compiler_error(
         "Invalid drop_table_feature " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
   {%- endfor -%}
-  {%- do _table_feature(feature, 'drop_table_feature') -%}
-  {%- set selection = _select_delta_tables('drop_table_feature', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('drop_table_feature' ~ (' (dry run)' if dry_run else ''), selection,
-      _drop_table_feature_table, {'feature': feature, 'truncate_history': truncate_history, 'dry_run': dry_run})) }}
+  {%- do delta_ops._table_feature(feature, 'drop_table_feature') -%}
+  {%- set selection = delta_ops._select_delta_tables('drop_table_feature', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('drop_table_feature' ~ (' (dry run)' if dry_run else ''), selection,
+      delta_ops._drop_table_feature_table, {'feature': feature, 'truncate_history': truncate_history, 'dry_run': dry_run})) }}
 {% endmacro %}
 
 {% macro _drop_table_feature_table(table, options) %}
@@ -20,12 +20,12 @@
     {{ return({'status': 'ok', 'note': options.feature ~ ' is not a feature of this table (features: '
         ~ table.detail.tableFeatures | join(', ') ~ ')'}) }}
   {%- endif -%}
-  {%- set sql = get_drop_table_feature_sql(table.relation, options.feature, options.truncate_history) -%}
+  {%- set sql = delta_ops.get_drop_table_feature_sql(table.relation, options.feature, options.truncate_history) -%}
   {%- if options.dry_run -%}
     {{ return({'status': 'dry run', 'note': 'would run: ' ~ sql}) }}
   {%- endif -%}
-  {%- set result = _try_sql(sql) -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
+  {%- set result = delta_ops._try_sql(sql) -%}
+  {%- if result.error -%}{{ return(delta_ops._failed(result.error)) }}{%- endif -%}
   {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': 'dropped ' ~ options.feature ~ '; features now '
       ~ after.tableFeatures | join(', ')}) }}

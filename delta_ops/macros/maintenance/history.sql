@@ -4,14 +4,14 @@
     {{ exceptions.raise_compiler_error(
         "Invalid history limit " ~ (limit | string | tojson) ~ ": give a whole number >= 1.") }}
   {%- endif -%}
-  {%- set selection = _select_delta_tables('history', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('history', selection, _history_table, {'limit': limit})) }}
+  {%- set selection = delta_ops._select_delta_tables('history', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('history', selection, delta_ops._history_table, {'limit': limit})) }}
 {% endmacro %}
 
 {% macro _history_table(table, options) %}
-  {%- set result = _try_sql('describe history ' ~ table.relation ~ ' limit ' ~ options.limit) -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
-  {%- for entry in _rows_as_dicts(result.table) -%}
+  {%- set result = delta_ops._try_sql('describe history ' ~ table.relation ~ ' limit ' ~ options.limit) -%}
+  {%- if result.error -%}{{ return(delta_ops._failed(result.error)) }}{%- endif -%}
+  {%- for entry in delta_ops._rows_as_dicts(result.table) -%}
     {{ log("  v" ~ entry.version ~ "  " ~ entry.timestamp ~ "  " ~ entry.operation ~ "  "
         ~ entry.operationParameters ~ "  " ~ entry.operationMetrics, info=True) }}
   {%- endfor -%}

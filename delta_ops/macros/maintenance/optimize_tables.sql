@@ -5,10 +5,10 @@
 -#}
 {% macro optimize_tables(models=none, tags=none, schema=none, pattern=none, where=none, zorder_by=none) %}
   {#- Validate the arguments once, before any table is touched. -#}
-  {%- do get_optimize_tables_sql('`t`', where, zorder_by) -%}
-  {%- set selection = _select_delta_tables('optimize_tables', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('optimize_tables', selection, _optimize_table,
-      {'where': where or {}, 'zorder_by': _as_list(zorder_by, 'optimize zorder_by')})) }}
+  {%- do delta_ops.get_optimize_tables_sql('`t`', where, zorder_by) -%}
+  {%- set selection = delta_ops._select_delta_tables('optimize_tables', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('optimize_tables', selection, delta_ops._optimize_table,
+      {'where': where or {}, 'zorder_by': delta_ops._as_list(zorder_by, 'optimize zorder_by')})) }}
 {% endmacro %}
 
 {% macro _optimize_table(table, options) %}
@@ -16,25 +16,25 @@
   {%- set partitions = before.partitionColumns | map('lower') | list -%}
   {%- set clustering = before.clusteringColumns -%}
   {%- if clustering and (options.where or options.zorder_by) -%}
-    {{ return(_failed("liquid-clustered by " ~ clustering | join(', ') ~ ": OPTIMIZE clusters by "
+    {{ return(delta_ops._failed("liquid-clustered by " ~ clustering | join(', ') ~ ": OPTIMIZE clusters by "
         ~ "those columns; drop where and zorder_by for this table")) }}
   {%- endif -%}
   {%- for column in options.where if column | lower not in partitions -%}
-    {{ return(_failed("where column " ~ column ~ " is not a partition column (partition "
+    {{ return(delta_ops._failed("where column " ~ column ~ " is not a partition column (partition "
         ~ "columns: " ~ (partitions | join(', ') or 'none') ~ "); OPTIMIZE filters on partitions only")) }}
   {%- endfor -%}
   {%- if options.zorder_by -%}
     {%- set columns = adapter.get_columns_in_relation(table.relation) | map(attribute='name') | map('lower') | list -%}
     {%- for column in options.zorder_by -%}
       {%- if column | lower not in columns -%}
-        {{ return(_failed("zorder_by column " ~ column ~ " is not a column of the table")) }}
+        {{ return(delta_ops._failed("zorder_by column " ~ column ~ " is not a column of the table")) }}
       {%- elif column | lower in partitions -%}
-        {{ return(_failed("zorder_by column " ~ column ~ " is a partition column; Z-order other columns")) }}
+        {{ return(delta_ops._failed("zorder_by column " ~ column ~ " is a partition column; Z-order other columns")) }}
       {%- endif -%}
     {%- endfor -%}
   {%- endif -%}
-  {%- set result = _try_sql(get_optimize_tables_sql(table.relation, options.where, options.zorder_by)) -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
+  {%- set result = delta_ops._try_sql(delta_ops.get_optimize_tables_sql(table.relation, options.where, options.zorder_by)) -%}
+  {%- if result.error -%}{{ return(delta_ops._failed(result.error)) }}{%- endif -%}
   {%- set after = describe_detail(table.relation, raise_on_error=false) -%}
   {{ return({'status': 'ok', 'note': ('clustered, ' if clustering else '')
       ~ 'files ' ~ before.numFiles ~ ' -> ' ~ after.numFiles

@@ -3,15 +3,15 @@
   rows are physically dropped (REORG TABLE ... APPLY (PURGE)). The old files stay until VACUUM.
 -#}
 {% macro reorg_purge(models=none, tags=none, schema=none, pattern=none) %}
-  {%- set selection = _select_delta_tables('reorg_purge', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('reorg_purge', selection, _reorg_purge_table)) }}
+  {%- set selection = delta_ops._select_delta_tables('reorg_purge', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('reorg_purge', selection, delta_ops._reorg_purge_table)) }}
 {% endmacro %}
 
 {% macro _reorg_purge_table(table, options) %}
-  {%- set result = _try_sql(get_reorg_purge_sql(table.relation)) -%}
-  {%- if result.error -%}{{ return(_failed(result.error)) }}{%- endif -%}
+  {%- set result = delta_ops._try_sql(delta_ops.get_reorg_purge_sql(table.relation)) -%}
+  {%- if result.error -%}{{ return(delta_ops._failed(result.error)) }}{%- endif -%}
   {#- the statement's own metrics are a struct, nameless from the embedded session: the commit's -#}
-  {%- set commit = _last_commit(table.relation) -%}
+  {%- set commit = delta_ops._last_commit(table.relation) -%}
   {%- set metrics = commit.metrics if commit.operation == 'REORG' else {} -%}
   {{ return({'status': 'ok', 'note': 'files rewritten ' ~ metrics.get('numRemovedFiles', 0)
       ~ ' -> ' ~ metrics.get('numAddedFiles', 0)}) }}

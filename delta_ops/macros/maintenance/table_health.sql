@@ -10,21 +10,21 @@
     {{ exceptions.raise_compiler_error(
         "Invalid table_health small_file_mb " ~ (small_file_mb | string | tojson) ~ ": give a number > 0.") }}
   {%- endif -%}
-  {%- set selection = _select_delta_tables('table_health', models, tags, schema, pattern) -%}
-  {{ return(_run_for_each_table('table_health', selection, _table_health_table,
+  {%- set selection = delta_ops._select_delta_tables('table_health', models, tags, schema, pattern) -%}
+  {{ return(delta_ops._run_for_each_table('table_health', selection, delta_ops._table_health_table,
       {'small_bytes': (small_file_mb * 1024 * 1024) | int})) }}
 {% endmacro %}
 
 {% macro _table_health_table(table, options) %}
   {%- set detail = table.detail -%}
-  {%- if '`' in detail.location -%}{{ return(_failed('unusual location ' ~ detail.location)) }}{%- endif -%}
-  {%- set files = _try_sql(get_table_files_sql(detail.location, options.small_bytes)) -%}
-  {%- if files.error -%}{{ return(_failed(files.error)) }}{%- endif -%}
-  {%- set f = _rows_as_dicts(files.table)[0] -%}
-  {%- set history = _try_sql('describe history ' ~ table.relation) -%}
-  {%- if history.error -%}{{ return(_failed(history.error)) }}{%- endif -%}
+  {%- if '`' in detail.location -%}{{ return(delta_ops._failed('unusual location ' ~ detail.location)) }}{%- endif -%}
+  {%- set files = delta_ops._try_sql(delta_ops.get_table_files_sql(detail.location, options.small_bytes)) -%}
+  {%- if files.error -%}{{ return(delta_ops._failed(files.error)) }}{%- endif -%}
+  {%- set f = delta_ops._rows_as_dicts(files.table)[0] -%}
+  {%- set history = delta_ops._try_sql('describe history ' ~ table.relation) -%}
+  {%- if history.error -%}{{ return(delta_ops._failed(history.error)) }}{%- endif -%}
   {%- set last = {} -%}
-  {%- for entry in _rows_as_dicts(history.table) -%}
+  {%- for entry in delta_ops._rows_as_dicts(history.table) -%}
     {%- set kind = 'optimize' if entry.operation == 'OPTIMIZE' else ('vacuum' if entry.operation == 'VACUUM END' else none) -%}
     {%- if kind and kind not in last -%}
       {%- do last.update({kind: 'v' ~ entry.version ~ ' at ' ~ entry.timestamp}) -%}

@@ -4,20 +4,20 @@
   and then. `confirm: true` restores (a new commit; the undone versions stay in the history).
 -#}
 {% macro restore(table, version=none, timestamp=none, confirm=false) %}
-  {%- do _require_sparkdelta('restore') -%}
+  {%- do delta_ops._require_sparkdelta('restore') -%}
   {%- if confirm is not boolean -%}
     {{ exceptions.raise_compiler_error(
         "Invalid restore confirm " ~ (confirm | string | tojson) ~ ": give true or false.") }}
   {%- endif -%}
-  {%- set relation = relation_from_name(table, 'restore table') -%}
-  {%- set sql = get_restore_sql(relation, version, timestamp) -%}
-  {%- set as_of = relation_as_of(relation, version, timestamp) -%}
+  {%- set relation = delta_ops.relation_from_name(table, 'restore table') -%}
+  {%- set sql = delta_ops.get_restore_sql(relation, version, timestamp) -%}
+  {%- set as_of = delta_ops.relation_as_of(relation, version, timestamp) -%}
   {%- set detail = describe_detail(relation, raise_on_error=false) -%}
   {%- if detail.error or detail.format != 'delta' -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": not a Delta table ("
         ~ (detail.error or 'format ' ~ detail.format) ~ ").") }}
   {%- endif -%}
-  {%- set entries = _rows_as_dicts(run_query('describe history ' ~ relation)) -%}
+  {%- set entries = delta_ops._rows_as_dicts(run_query('describe history ' ~ relation)) -%}
   {%- set current = entries[0].version | int -%}
   {%- set oldest = entries[-1].version | int -%}
   {%- if version is not none -%}
@@ -27,14 +27,14 @@
           ~ " is not in its history (versions " ~ oldest ~ " to " ~ current ~ "); give one of them.") }}
     {%- endif -%}
   {%- else -%}
-    {%- set at = _as_datetime(timestamp) -%}
-    {%- if at > _as_datetime(entries[0].timestamp) -%}
+    {%- set at = delta_ops._as_datetime(timestamp) -%}
+    {%- if at > delta_ops._as_datetime(entries[0].timestamp) -%}
       {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": timestamp '" ~ timestamp
           ~ "' is after its latest commit (version " ~ current ~ " at " ~ entries[0].timestamp
           ~ "); the table is as it was then, there is nothing to restore.") }}
     {%- endif -%}
     {%- set older = [] -%}
-    {%- for entry in entries if _as_datetime(entry.timestamp) <= at -%}
+    {%- for entry in entries if delta_ops._as_datetime(entry.timestamp) <= at -%}
       {%- do older.append(entry) -%}
     {%- endfor -%}
     {%- if not older -%}
@@ -49,7 +49,7 @@
     {{ return({'status': 'ok', 'current_version': current, 'target_version': target_version}) }}
   {%- endif -%}
   {#- The filter makes Spark open the files: a bare count(*) is answered from the log. -#}
-  {%- set then = _try_sql('select count(*) as n from ' ~ as_of ~ " where _metadata.file_path != ''") -%}
+  {%- set then = delta_ops._try_sql('select count(*) as n from ' ~ as_of ~ " where _metadata.file_path != ''") -%}
   {%- if then.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ ": version " ~ target_version
         ~ " cannot be read, so it cannot be restored"
@@ -69,7 +69,7 @@
     {{ log("restore (dry run): nothing changed; pass confirm: true to run: " ~ sql, info=True) }}
     {{ return({'status': 'dry run', 'current_version': current, 'target_version': target_version}) }}
   {%- endif -%}
-  {%- set result = _try_sql(sql) -%}
+  {%- set result = delta_ops._try_sql(sql) -%}
   {%- if result.error -%}
     {{ exceptions.raise_compiler_error("restore " ~ relation ~ " to version " ~ target_version
         ~ " failed" ~ (": its data files were removed by VACUUM; choose a version within the "
