@@ -44,8 +44,8 @@
   {%- set at_build = scratch ~ '.accounts_at_build' -%}
   {%- set outcome = delta_ops.clone(source=source ~ '.accounts', target=at_build, version=built) -%}
   {%- set last = _history_of(at_build)[0] -%}
-  {%- set differing = _scalar('select count(*) from ((select * from ' ~ _relation(at_build) ~ ') except all (select * from '
-      ~ delta_ops.relation_as_of(_relation(source ~ '.accounts'), version=built) ~ '))') -%}
+  {%- set differing = _scalar('select count(*) from ((select * from ' ~ delta_ops.relation_from_name(at_build) ~ ') except all (select * from '
+      ~ delta_ops.relation_as_of(delta_ops.relation_from_name(source ~ '.accounts'), version=built) ~ '))') -%}
   {%- do _expect(checks, outcome.status == 'ok' and last.operation == 'CLONE'
       and last.parameters.get('sourceVersion') | string == built | string
       and _count_rows(at_build) == 3 and differing == 0,
@@ -57,7 +57,7 @@
   {%- set outcome = delta_ops.clone(source=source ~ '.accounts', target=at_build,
       timestamp=inserted.timestamp, replace=true) -%}
   {%- set operations = _history_of(at_build) | map(attribute='operation') | list -%}
-  {%- set ids = run_query('select account_id from ' ~ _relation(at_build) ~ ' order by 1').columns[0].values() | map('int') | list -%}
+  {%- set ids = run_query('select account_id from ' ~ delta_ops.relation_from_name(at_build) ~ ' order by 1').columns[0].values() | map('int') | list -%}
   {%- do _expect(checks, outcome.status == 'ok' and operations == ['CLONE', 'DELETE', 'CLONE'] and ids == [1, 2, 3, 4],
       "clone at timestamp " ~ inserted.timestamp ~ " with replace: " ~ at_build ~ " emptied, then accounts "
       ~ "as of its insert (accounts 1-4)", operations ~ ', accounts ' ~ ids) -%}

@@ -4,8 +4,8 @@
 {% macro check_erase(checks, scratch) %}
   {%- set tables = [scratch ~ '.erase_with_dv', scratch ~ '.erase_plain'] -%}
   {%- for name in tables -%}
-    {%- do run_query('create table ' ~ _relation(name) ~ " using delta tblproperties ('delta.enableDeletionVectors' = '"
-        ~ ('true' if name.endswith('_dv') else 'false') ~ "') as select /*+ coalesce(1) */ * from " ~ _relation(target.schema ~ '.accounts')) -%}
+    {%- do run_query('create table ' ~ delta_ops.relation_from_name(name) ~ " using delta tblproperties ('delta.enableDeletionVectors' = '"
+        ~ ('true' if name.endswith('_dv') else 'false') ~ "') as select /*+ coalesce(1) */ * from " ~ delta_ops.relation_from_name(target.schema ~ '.accounts')) -%}
   {%- endfor -%}
   {%- set selected = {'where': 'account_id = 1', 'schema': scratch, 'pattern': 'erase_*'} -%}
   {%- set versions = {} -%}
@@ -25,7 +25,7 @@
   {%- set results = delta_ops.erase(dry_run=false, vacuum=true, retain_hours=0, unsafe_allow_short_retention=true, **selected) -%}
   {%- for name in tables -%}
     {%- set operations = _history_of(name) | selectattr('version', 'gt', versions[name]) | map(attribute='operation') | reverse | list -%}
-    {%- set before = adapter.try_execute('select count(*) from ' ~ _relation(name) ~ ' version as of ' ~ versions[name]
+    {%- set before = adapter.try_execute('select count(*) from ' ~ delta_ops.relation_from_name(name) ~ ' version as of ' ~ versions[name]
         ~ " where _metadata.file_path != ''") -%}
     {%- do _expect(checks, _count_rows(name, 'account_id = 1') == 0 and _count_rows(name) == 2
         and operations[0] == 'DELETE' and operations[-2:] == ['VACUUM START', 'VACUUM END']

@@ -7,9 +7,9 @@
 {% macro check_maintenance_operations(checks, scratch) %}
   {%- set events = scratch ~ '.events' -%}
   {%- set selected = {'schema': scratch, 'pattern': 'events'} -%}
-  {%- do run_query('create table ' ~ _relation(events) ~ ' (id int, p string) using delta partitioned by (p)') -%}
+  {%- do run_query('create table ' ~ delta_ops.relation_from_name(events) ~ ' (id int, p string) using delta partitioned by (p)') -%}
   {%- for batch in range(3) -%}
-    {%- do run_query('insert into ' ~ _relation(events) ~ ' values (' ~ batch ~ ", 'a'), (" ~ (batch + 10) ~ ", 'b')") -%}
+    {%- do run_query('insert into ' ~ delta_ops.relation_from_name(events) ~ ' values (' ~ batch ~ ", 'a'), (" ~ (batch + 10) ~ ", 'b')") -%}
   {%- endfor -%}
   {%- do _expect(checks, _detail_of(events).numFiles == 6, "events: 3 inserts wrote 6 small files (2 partitions)") -%}
 
@@ -38,7 +38,7 @@
       results[0].note ~ ', on disk ' ~ _files_on_disk(events)) -%}
   {%- do delta_ops.vacuum(retain_hours=0, unsafe_allow_short_retention=true, lite=true, dry_run=false, **selected) -%}
   {%- set entries = _history_of(events) -%}
-  {%- set version_1 = adapter.try_execute('select count(*) from ' ~ _relation(events)
+  {%- set version_1 = adapter.try_execute('select count(*) from ' ~ delta_ops.relation_from_name(events)
       ~ " version as of 1 where _metadata.file_path != ''") -%}
   {%- do _expect(checks, entries[0].operation == 'VACUUM END' and entries[1].operation == 'VACUUM START'
       and entries[1].parameters.get('vacuumType', 'LITE') == 'LITE'
@@ -49,9 +49,9 @@
 
   {#-- reorg_purge --#}
   {%- set dv = scratch ~ '.dv_people' -%}
-  {%- do run_query('create table ' ~ _relation(dv) ~ " using delta tblproperties ('delta.enableDeletionVectors' = 'true') as select /*+ coalesce(1) */ * from "
-      ~ _relation(target.schema ~ '.people')) -%}
-  {%- do run_query('delete from ' ~ _relation(dv) ~ ' where id = 2') -%}
+  {%- do run_query('create table ' ~ delta_ops.relation_from_name(dv) ~ " using delta tblproperties ('delta.enableDeletionVectors' = 'true') as select /*+ coalesce(1) */ * from "
+      ~ delta_ops.relation_from_name(target.schema ~ '.people')) -%}
+  {%- do run_query('delete from ' ~ delta_ops.relation_from_name(dv) ~ ' where id = 2') -%}
   {%- set files_sql = delta_ops.get_table_files_sql(_detail_of(dv).location, 1) -%}
   {%- set dv_files = run_query(files_sql).columns['dv_files'].values()[0] | int -%}
   {%- do _expect(checks, dv_files > 0, "dv_people: a DELETE left " ~ dv_files ~ " file(s) with a deletion vector", dv_files) -%}

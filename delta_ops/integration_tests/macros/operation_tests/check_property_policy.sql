@@ -7,8 +7,8 @@
   {%- set built = _properties_of(accounts) -%}
   {%- do _expect(checks, built.get('delta_ops_it.owner') == 'finance' and constraint in built,
       "accounts as built: delta_ops_it.owner = finance and the check constraint balance_not_negative", built) -%}
-  {%- do run_query('alter table ' ~ _relation(accounts) ~ " set tblproperties ('delta_ops_it.owner' = 'drifted')") -%}
-  {%- do run_query('alter table ' ~ _relation(accounts) ~ ' drop constraint balance_not_negative') -%}
+  {%- do run_query('alter table ' ~ delta_ops.relation_from_name(accounts) ~ " set tblproperties ('delta_ops_it.owner' = 'drifted')") -%}
+  {%- do run_query('alter table ' ~ delta_ops.relation_from_name(accounts) ~ ' drop constraint balance_not_negative') -%}
   {%- set version = _history_of(accounts)[0].version -%}
 
   {%- set results = delta_ops.apply_property_policy(models=['accounts']) -%}

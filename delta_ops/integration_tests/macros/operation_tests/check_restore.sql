@@ -4,7 +4,7 @@
   {%- set accounts = scratch ~ '.accounts' -%}
   {%- set rows = _count_rows(accounts) -%}
   {%- set cloned = _history_of(accounts)[-1] -%}
-  {%- do run_query('delete from ' ~ _relation(accounts) ~ ' where account_id = 3') -%}
+  {%- do run_query('delete from ' ~ delta_ops.relation_from_name(accounts) ~ ' where account_id = 3') -%}
   {%- set current = _history_of(accounts)[0].version -%}
 
   {%- set outcome = delta_ops.restore(table=accounts, version=cloned.version) -%}
@@ -18,7 +18,7 @@
 
   {%- set outcome = delta_ops.restore(table=accounts, version=cloned.version, confirm=true) -%}
   {%- set last = _history_of(accounts)[0] -%}
-  {%- set ids = run_query('select account_id from ' ~ _relation(accounts) ~ ' order by 1').columns[0].values() | map('int') | list -%}
+  {%- set ids = run_query('select account_id from ' ~ delta_ops.relation_from_name(accounts) ~ ' order by 1').columns[0].values() | map('int') | list -%}
   {%- do _expect(checks, outcome.status == 'ok' and last.operation == 'RESTORE' and last.version == current + 1
       and last.parameters.get('version') | string == cloned.version | string and ids == [1, 3, 4],
       "restore confirm: version " ~ (current + 1) ~ " is a RESTORE of version " ~ cloned.version ~ ", accounts 1, 3, 4 back",

@@ -3,7 +3,7 @@
 {% macro _row_counts(names) %}
   {%- set parts = [] -%}
   {%- for name in names -%}
-    {%- do parts.append("select '" ~ name ~ "' as name, count(*) as n from " ~ _relation(name)
+    {%- do parts.append("select '" ~ name ~ "' as name, count(*) as n from " ~ delta_ops.relation_from_name(name)
         ~ " where _metadata.file_path != ''") -%}
   {%- endfor -%}
   {%- set counts = {} -%}
