@@ -1,8 +1,11 @@
-"""dbt invoked in-process against the pytest session's SparkSession, one schema per test class."""
+"""dbt invoked in-process against the pytest session's SparkSession, one schema per test class;
+the shop built once for the session (`shop`), and once through one endpoint (`endpoint_shop`)."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +15,12 @@ from dbt.cli.main import dbtRunnerResult
 from lakehouse.dbt_runner import DbtFailed, DbtRunner, environment
 from lakehouse.shop.bronze import load_batches
 from lakehouse.shop.generator import ShopGenerator
-from python_tests.conftest import PROJECT_DIR, unique_schema
+from python_tests.conftest import (
+    PROJECT_DIR,
+    endpoint_env,
+    running_test_endpoint,
+    unique_schema,
+)
 
 
 @dataclass
@@ -95,8 +103,10 @@ class DbtProject:
     def history(self, name: str) -> list:
         return self.rows(f"describe history {self.relation(name)}")
 
-    def count(self, name: str, where: str = "true") -> int:
-        return self.rows(f"select count(*) as n from {self.relation(name)} where {where}")[0].n
+    def count(self, name: str, where: str = "true", version: int | None = None) -> int:
+        as_of = "" if version is None else f" version as of {version}"
+        sql = f"select count(*) as n from {self.relation(name)}{as_of} where {where}"
+        return self.rows(sql)[0].n
 
 
 @pytest.fixture(scope="class")
@@ -107,6 +117,84 @@ def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
         bronze_schema=unique_schema("bronze"),
         work_dir=tmp_path_factory.mktemp("dbt"),
     )
+
+
+@dataclass
+class BuiltShop:
+    """The shop built once for the session, batch by batch as production runs it: batch 0
+    with `dbt build` (tests included), then change batches 1 and 2 merged in (tests left out);
+    the silver tables OPTIMIZEd after the builds of OPTIMIZED_BATCHES only
+    (`optimize_silver_after_build`; the last build runs without vars, as a development build
+    does, so its manifest is production's state for the analyst's loop: `state_dir`).
+    Tests that read it must leave it as they found it (rows and tables)."""
+
+    project: DbtProject
+    builds: list  # the dbtRunnerResult of each batch's build, batch 0 first
+    state_dir: Path
+    env: dict[str, str] = field(default_factory=dict)  # the target's environment, if not local
+    endpoint: object = None  # the endpoint's EndpointSettings, on the `thrift` target
+
+
+def keep_state(project: DbtProject) -> Path:
+    """A copy of the manifest of `project`'s last dbt invocation: production's state."""
+    state_dir = project.work_dir / "prod-state"
+    state_dir.mkdir()
+    shutil.copy(project.work_dir / "target" / "manifest.json", state_dir)
+    return state_dir
+
+
+SHOP_BATCHES = (0, 1, 2)
+OPTIMIZED_BATCHES = (0, 1)
+WITHOUT_TESTS = ("--exclude", "resource_type:test", "resource_type:unit_test")
+
+
+@pytest.fixture(scope="session")
+def shop(delta_spark, tmp_path_factory) -> BuiltShop:
+    project = DbtProject(
+        spark=delta_spark,
+        schema=unique_schema("shop"),
+        bronze_schema=unique_schema("shop_bronze"),
+        work_dir=tmp_path_factory.mktemp("shop"),
+    )
+    builds = []
+    for batch in SHOP_BATCHES:
+        project.load_bronze(through=batch)
+        optimize = ["--vars", "{optimize_silver_after_build: true}"] * (batch in OPTIMIZED_BATCHES)
+        builds.append(project.dbt("build", *optimize, *(WITHOUT_TESTS if batch else ())))
+    return BuiltShop(project, builds, keep_state(project))
+
+
+@pytest.fixture(scope="session")
+def endpoint_shop(tmp_path_factory) -> Iterator[BuiltShop]:
+    """The project's own endpoint (`lakehouse endpoint start`, its own LAKEHOUSE_HOME and
+    ports: its Derby metastore admits one process), one for the session, and the shop's
+    batch 0 built through it on the `thrift` target (Python models over Spark Connect).
+    `project.spark` is the endpoint's Spark Connect session; run dbt inside
+    `environment(shop.env)`."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g"), timeout=300) as ep:
+        session = ConnectSession.builder.remote(ep.connect_url).create()
+        try:
+            project = DbtProject(
+                spark=session,
+                schema=unique_schema("ops"),
+                bronze_schema=unique_schema("ops_bronze"),
+                work_dir=tmp_path_factory.mktemp("dbt_thrift"),
+                orders=150,
+            )
+            env = {
+                "LAKEHOUSE_TARGET": "thrift",
+                "LAKEHOUSE_THRIFT_PORT": str(ep.thrift_port),
+                "LAKEHOUSE_SPARK_CONNECT_URL": ep.connect_url,
+                "LAKEHOUSE_THREADS": "1",
+            }
+            with environment(env):
+                project.load_bronze(through=0)
+                build = project.dbt("build")
+            yield BuiltShop(project, [build], keep_state(project), env, ep)
+        finally:
+            session.stop()
 
 
 # A project with no macros and no file_format of its own: everything Delta comes from the

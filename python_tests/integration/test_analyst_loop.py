@@ -1,29 +1,27 @@
 """The analyst's loop end to end (docs/analyst.md), on the embedded target and on the endpoint
-(`thrift`): production built at a known batch, its state kept; a development schema of shallow
+(`thrift`): production is the session's shop (built batch by batch) or the shop built through
+the session's endpoint, its state that build's manifest; a development schema of shallow
 clones; a model's SQL edited; a slim build of what changed; a keyed diff reporting exactly the
 rows and columns the edit changes (checked against a recompute); the development schema dropped
 and production untouched.
 
 The loop runs through the `lakehouse dev` commands on a copy of the project (the edit must not
-touch the repository), in throw-away schemas.
+touch the repository), in a throw-away development schema.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from lakehouse.cli import main as lakehouse
-from lakehouse.dbt_runner import DbtRunner, copy_project, environment
+from lakehouse.dbt_runner import copy_project, environment
 from lakehouse.dev import DevLoop, footprint
-from lakehouse.shop.bronze import load_batches
-from lakehouse.shop.generator import ShopGenerator
-from python_tests.conftest import endpoint_env, running_test_endpoint, unique_schema
+from python_tests.conftest import unique_schema
+from python_tests.integration.conftest import BuiltShop
 
-ORDERS = 150
 # The edit: shipped orders now count as final (a changed CASE in fct_orders).
 EDITED_MODEL = "models/marts/fct_orders.sql"
 BEFORE = "order_statuses.is_final as is_status_final,"
@@ -43,6 +41,18 @@ def versions(spark, schema: str) -> dict[str, int]:
     return found
 
 
+def built_tables(state: Path) -> set[str]:
+    """The Delta tables production's build made (its manifest's tables, incremental models,
+    seeds and snapshots): what `dev clone` clones."""
+    manifest = json.loads((state / "manifest.json").read_text())
+    return {
+        node["alias"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] in ("model", "seed", "snapshot")
+        and node["config"]["materialized"] in ("table", "incremental", "seed", "snapshot")
+    }
+
+
 def diff_result(loop: DevLoop, model: str) -> dict:
     """The summary diff_relations returns, from the JSON line it logs for scripts."""
     logged: list[str] = []
@@ -60,20 +70,23 @@ def diff_result(loop: DevLoop, model: str) -> dict:
 def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
     """Everything after production's build, the same on every target."""
     prod_before = versions(spark, prod)
-    assert {"fct_orders", "fct_customer_revenue", "order_statuses"} <= prod_before.keys()
+    tables = built_tables(state)
+    assert {"fct_orders", "fct_customer_revenue", "order_statuses"} <= tables
+    assert tables <= prod_before.keys()
 
     # A development schema of shallow clones: production's versions, no data file written.
     assert lakehouse(["--project-dir", str(project), "dev", "clone"]) == 0
     cloned = versions(spark, dev)
-    assert cloned.keys() == prod_before.keys()
-    for name, version in prod_before.items():
+    assert cloned.keys() == tables
+    for name in tables:
+        version = prod_before[name]
         [clone] = spark.sql(f"describe history `{dev}`.`{name}`").collect()
         assert clone.operation == "CLONE", name
         assert clone.operationParameters["sourceVersion"] == str(version), name
         source = clone.operationParameters["source"].replace("`", "")
         assert source.endswith(f"{prod}.{name}"), (name, source)
     used = footprint(spark, dev)
-    assert used.tables == len(prod_before) and used.data_bytes == 0 and used.unmeasured == ()
+    assert used.tables == len(tables) and used.data_bytes == 0 and used.unmeasured == ()
 
     # Edit one model; the slim build runs it and what is downstream of it, nothing else.
     edited = project / EDITED_MODEL
@@ -115,65 +128,37 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
 
     # Dropping: a dry run first (nothing dropped), then for real; production untouched.
     assert lakehouse(["--project-dir", str(project), "dev", "drop"]) == 0
-    assert versions(spark, dev).keys() == prod_before.keys()
+    assert versions(spark, dev).keys() == tables
     assert lakehouse(["--project-dir", str(project), "dev", "drop", "--yes"]) == 0
     assert dev not in {d.name for d in spark.catalog.listDatabases()}
     assert versions(spark, prod) == prod_before
     assert spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n == rows
 
 
-@pytest.fixture
-def schemas(tmp_path) -> dict[str, str]:
-    return {
-        "LAKEHOUSE_SCHEMA": unique_schema("prod"),
-        "LAKEHOUSE_BRONZE_SCHEMA": unique_schema("prod_bronze"),
+@pytest.mark.parametrize(
+    "production",
+    [
+        pytest.param("shop", id="embedded"),
+        pytest.param("endpoint_shop", id="endpoint", marks=pytest.mark.endpoint),
+    ],
+)
+def test_loop(production, request, tmp_path):
+    """Production is the session's shop on the embedded target, or the shop built through
+    the session's endpoint with plain dbt (`thrift`); its state is that build's manifest."""
+    prod: BuiltShop = request.getfixturevalue(production)
+    project = copy_project(tmp_path / "project")
+    loop_env = {
+        **prod.env,
+        "LAKEHOUSE_SCHEMA": prod.project.schema,
+        "LAKEHOUSE_BRONZE_SCHEMA": prod.project.bronze_schema,
         "LAKEHOUSE_DEV_SCHEMA": unique_schema("dev"),
-        "LAKEHOUSE_PROD_STATE": str(tmp_path / "prod-state"),
+        "LAKEHOUSE_PROD_STATE": str(prod.state_dir),
     }
-
-
-def test_loop_on_the_embedded_target(delta_spark, tmp_path, schemas):
-    project = copy_project(tmp_path / "project")
-    with environment(schemas):
-        # `lakehouse run` is a production build: it leaves its manifest in the state folder.
-        assert lakehouse(["--project-dir", str(project), "--orders", str(ORDERS), "run"]) == 0
-        assert (tmp_path / "prod-state" / "manifest.json").is_file()
+    with environment(loop_env):
         run_loop(
-            delta_spark,
+            prod.project.spark,
             project,
-            schemas["LAKEHOUSE_SCHEMA"],
-            schemas["LAKEHOUSE_DEV_SCHEMA"],
-            tmp_path / "prod-state",
+            prod.project.schema,
+            loop_env["LAKEHOUSE_DEV_SCHEMA"],
+            prod.state_dir,
         )
-
-
-@pytest.mark.endpoint
-def test_loop_on_the_endpoint(tmp_path_factory, tmp_path, schemas):
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    project = copy_project(tmp_path / "project")
-    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g")) as endpoint:
-        thrift = {
-            **schemas,
-            "LAKEHOUSE_TARGET": "thrift",
-            "LAKEHOUSE_THRIFT_PORT": str(endpoint.thrift_port),
-            "LAKEHOUSE_SPARK_CONNECT_URL": endpoint.connect_url,
-        }
-        spark = ConnectSession.builder.remote(endpoint.connect_url).create()
-        try:
-            with environment(thrift):
-                # The documented production build with plain dbt: its target path is the state.
-                generator = ShopGenerator(orders=ORDERS, seed=42)
-                load_batches(spark, generator, schemas["LAKEHOUSE_BRONZE_SCHEMA"], 0)
-                state = Path(schemas["LAKEHOUSE_PROD_STATE"])
-                DbtRunner(project, project, target_path=state).invoke("build")
-                assert re.search(r'"schema": "prod_', (state / "manifest.json").read_text())
-                run_loop(
-                    spark,
-                    project,
-                    schemas["LAKEHOUSE_SCHEMA"],
-                    thrift["LAKEHOUSE_DEV_SCHEMA"],
-                    state,
-                )
-        finally:
-            spark.stop()

@@ -28,6 +28,8 @@ LINE_COLUMNS = [
 ]  # fmt: skip
 DAY0 = datetime(2026, 1, 1)
 
+pytestmark = pytest.mark.sequence  # make test-sequences
+
 
 class Upstream:
     """The two silver tables the consumers read, changed by random SQL statements."""

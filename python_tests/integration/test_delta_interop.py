@@ -1,7 +1,7 @@
 """The pipeline's tables, as the log says and as another engine reads them.
 
-Built once: batch 0, `dbt build`, then batch 1 merged into the incremental models (MERGE
-commits and an earlier version to travel to), then the commit audit. Every Delta table of the
+Read from the session's shop (batch 0, then change batches merged in: MERGE commits and
+earlier versions to travel to), its commit audit rebuilt last. Every Delta table of the
 schema is checked, whatever models exist. What two independent readers read, delta-rs
 (`deltalake`) and DuckDB's delta extension (delta-kernel-rs), is written to target/interop.json
 and compared with the committed docs/interop.json; `make interop` records it there and renders
@@ -27,29 +27,25 @@ from lakehouse.delta.audit import delta_tables
 from lakehouse.delta.conformance import check_conformance, claimed_features
 from lakehouse.delta.log import DeltaLog, Snapshot
 from lakehouse.reports.interop import CHECKS, DUCKDB_CHECKS, RECORDED, RESULTS
+from python_tests.integration.conftest import SHOP_BATCHES
 from python_tests.readers import delta_rs_sql_read, duckdb_with_delta
 
 TYPE_OF_FEATURE = {"variantType": "VARIANT", "timestampNtz": "TIMESTAMP_NTZ"}
 
 
 @pytest.fixture(scope="class")
-def pipeline(dbt_project):
-    dbt_project.load_bronze(through=0)
-    built = dbt_project.dbt("build", "--exclude", "tag:audit")
-    dbt_project.load_bronze(through=1)
-    # Only the incremental models (and the quarantine they rely on) take batch 1: fast.
-    dbt_project.dbt(
-        "run", "--select", "int_shop_rows_quarantined", "config.materialized:incremental"
-    )
-    dbt_project.dbt("build", "--select", "tag:audit")
+def pipeline(shop):
+    """The session's shop with its commit audit rebuilt last, so it covers every commit."""
+    project = shop.project
+    project.dbt("build", "--select", "tag:audit")
     claims = {
         r.node.alias: dict(r.node.config.get("tblproperties") or {})
-        for r in built.result
+        for r in shop.builds[0].result
         if r.node.resource_type in ("model", "seed", "snapshot")
     }
-    tables = delta_tables(dbt_project.spark, dbt_project.schema)
+    tables = delta_tables(project.spark, project.schema)
     tables.pop("delta_commit_audit")
-    return dbt_project, tables, claims
+    return project, tables, claims
 
 
 def _is_json(text: str) -> bool:
@@ -172,13 +168,15 @@ class TestPipelineTables:
             for r in project.rows(f"select * from `{project.bronze_schema}`.payments")
         }
         malformed = {k for k, text in received.items() if not _is_json(text)}
-        assert len(malformed) == 1, "batch 1 carries one cut-off response"
+        assert len(malformed) == len(SHOP_BATCHES) - 1, "a cut-off response per change batch"
         assert stored == {k: json.loads(text) for k, text in received.items() if k not in malformed}
-        [reason] = project.rows(
-            f"select rejection_reason from {project.relation('int_shop_rows_quarantined')} "
-            f"where source_table = 'payments' and record_id = {malformed.pop()}"
+        reasons = project.rows(
+            f"select cast(record_id as bigint) as record_id, rejection_reason from "
+            f"{project.relation('int_shop_rows_quarantined')} where source_table = 'payments'"
         )
-        assert reason.rejection_reason == "provider_response is missing or not JSON"
+        assert {r.record_id: r.rejection_reason for r in reasons} == dict.fromkeys(
+            malformed, "provider_response is missing or not JSON"
+        )
 
     def test_commit_audit_covers_every_commit_and_adds_up(self, pipeline):
         project, tables, _ = pipeline

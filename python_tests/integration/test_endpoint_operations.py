@@ -3,8 +3,9 @@ endpoint, `dbt build`s through it (Python models over Spark Connect), and every 
 clone, restore and time-travel operation runs as `dbt run-operation` against it. Effects are
 checked on the tables, read through the endpoint's Spark Connect side.
 
-The endpoint gets its own LAKEHOUSE_HOME and free ports: its Derby metastore admits one process,
-so it never meets the pytest session's embedded Spark.
+One endpoint for the session (`endpoint_shop`, shared with the analyst's loop on the endpoint),
+with its own LAKEHOUSE_HOME and free ports: its Derby metastore admits one process, so it never
+meets the pytest session's embedded Spark.
 """
 
 from __future__ import annotations
@@ -16,47 +17,22 @@ import pytest
 from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
 from lakehouse.processes import ProcessError
-from python_tests.conftest import endpoint_env, free_port, running_test_endpoint, unique_schema
+from python_tests.conftest import free_port, unique_schema
 from python_tests.integration.conftest import DbtProject
 
 pytestmark = pytest.mark.endpoint
 
 
 @pytest.fixture(scope="module")
-def running_endpoint(tmp_path_factory):
-    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g"), timeout=300) as s:
-        yield s
+def project(endpoint_shop):
+    """The session's shop built through the endpoint, on the `thrift` target for the module."""
+    with environment(endpoint_shop.env):
+        yield endpoint_shop.project
 
 
 @pytest.fixture(scope="module")
-def connect_session(running_endpoint):
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    session = ConnectSession.builder.remote(running_endpoint.connect_url).create()
-    yield session
-    session.stop()
-
-
-@pytest.fixture(scope="module")
-def project(running_endpoint, connect_session, tmp_path_factory):
-    """The dbt project on the `thrift` target, in throw-away schemas of the endpoint."""
-    project = DbtProject(
-        spark=connect_session,
-        schema=unique_schema("ops"),
-        bronze_schema=unique_schema("ops_bronze"),
-        work_dir=tmp_path_factory.mktemp("dbt_thrift"),
-        orders=150,
-    )
-    thrift = {
-        "LAKEHOUSE_TARGET": "thrift",
-        "LAKEHOUSE_THRIFT_PORT": str(running_endpoint.thrift_port),
-        "LAKEHOUSE_SPARK_CONNECT_URL": running_endpoint.connect_url,
-        "LAKEHOUSE_THREADS": "1",
-    }
-    with environment(thrift):
-        project.load_bronze(through=0)
-        project.dbt("build")
-        yield project
+def running_endpoint(endpoint_shop):
+    return endpoint_shop.endpoint
 
 
 def operation(project: DbtProject, name: str, args: dict, expect_success: bool = True):

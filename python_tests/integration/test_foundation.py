@@ -9,10 +9,9 @@ import pytest
 
 
 @pytest.fixture(scope="class")
-def built(dbt_project):
-    dbt_project.load_bronze(through=0)
-    result = dbt_project.dbt("build")
-    return dbt_project, result
+def built(shop):
+    """The session's shop and its first build (batch 0, tests included)."""
+    return shop.project, shop.builds[0]
 
 
 class TestBuild:
@@ -59,11 +58,12 @@ class TestBuild:
         properties = project.tblproperties("int_orders_deduplicated")
         for feature in ("enableChangeDataFeed", "enableRowTracking", "enableDeletionVectors"):
             assert properties[f"delta.{feature}"] == "true"
-        changes = f"table_changes('{project.schema}.int_orders_deduplicated', 0)"
+        # the first commit carries the first load, every row of it in the change feed
+        changes = f"table_changes('{project.schema}.int_orders_deduplicated', 0, 0)"
         first_load = project.rows(
             f"select count(*) as n from {changes} where _change_type = 'insert'"
         )[0].n
-        assert first_load == project.count("int_orders_deduplicated") > 0
+        assert first_load == project.count("int_orders_deduplicated", version=0) > 0
 
     def test_docs_generate_carries_the_descriptions(self, built):
         project, _ = built
@@ -86,20 +86,21 @@ class TestBuild:
 
 
 class TestSparkConnectSubmission:
-    def test_python_model_runs_through_spark_connect(self, dbt_project, spark_connect_port):
-        dbt_project.load_bronze(through=0)
-        dbt_project.dbt("build", "-s", "+fct_orders", "--exclude", "resource_type:test")
-        with dbt_project.env(
+    def test_python_model_runs_through_spark_connect(self, shop, spark_connect_port):
+        project = shop.project
+        revenue = project.rows(f"select * from {project.relation('fct_customer_revenue')}")
+        with project.env(
             LAKEHOUSE_PYTHON_SUBMISSION="spark_connect",
             LAKEHOUSE_SPARK_CONNECT_URL=f"sc://localhost:{spark_connect_port}",
         ):
-            result = dbt_project.dbt("run", "-s", "fct_customer_revenue")
-        models = dbt_project.model_results(result)
+            result = project.dbt("run", "-s", "fct_customer_revenue")
+        models = project.model_results(result)
         assert [r.adapter_response.get("code") for r in models] == ["spark_connect"]
-        detail = dbt_project.detail("fct_customer_revenue")
+        detail = project.detail("fct_customer_revenue")
         assert detail.format == "delta"
         assert detail.properties["lakehouse.layer"] == "gold"
-        assert dbt_project.count("fct_customer_revenue") > 0
+        rebuilt = project.rows(f"select * from {project.relation('fct_customer_revenue')}")
+        assert sorted(rebuilt, key=repr) == sorted(revenue, key=repr) and revenue
 
 
 class TestBronzeLoad:

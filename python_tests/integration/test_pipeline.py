@@ -6,9 +6,13 @@ from __future__ import annotations
 import pytest
 
 from python_tests.conftest import unique_schema
-from python_tests.integration.conftest import DbtProject
+from python_tests.integration.conftest import (
+    OPTIMIZED_BATCHES,
+    SHOP_BATCHES,
+    WITHOUT_TESTS,
+    DbtProject,
+)
 
-BUILD = ("build", "--exclude", "resource_type:test", "resource_type:unit_test")
 COMPARED = {
     "fct_orders": "order_id",
     "fct_customer_revenue": "customer_id",
@@ -29,24 +33,18 @@ CURRENT_CUSTOMERS = (
 )
 
 
-@pytest.fixture(scope="module")  # built once for both classes
-def two_projects(delta_spark, tmp_path_factory):
-    def project(prefix: str) -> DbtProject:
-        return DbtProject(
-            spark=delta_spark,
-            schema=unique_schema(prefix),
-            bronze_schema=unique_schema(f"{prefix}_bronze"),
-            work_dir=tmp_path_factory.mktemp(prefix),
-        )
-
-    one_by_one, all_at_once = project("batchwise"), project("at_once")
-    for batch in (0, 1, 2):
-        one_by_one.load_bronze(through=batch)
-        # batch by batch the silver tables are also OPTIMIZEd (clustered) after each build
-        one_by_one.dbt(*BUILD, "--vars", "{optimize_silver_after_build: true}")
-    all_at_once.load_bronze(through=2)
-    all_at_once.dbt(*BUILD)
-    return one_by_one, all_at_once
+@pytest.fixture(scope="module")
+def two_projects(shop, tmp_path_factory):
+    """The session's shop (built batch by batch) and the same three batches built at once."""
+    all_at_once = DbtProject(
+        spark=shop.project.spark,
+        schema=unique_schema("at_once"),
+        bronze_schema=unique_schema("at_once_bronze"),
+        work_dir=tmp_path_factory.mktemp("at_once"),
+    )
+    all_at_once.load_bronze(through=SHOP_BATCHES[-1])
+    all_at_once.dbt("build", *WITHOUT_TESTS)
+    return shop.project, all_at_once
 
 
 class TestBatchEquivalence:
@@ -94,5 +92,5 @@ class TestSilverLayout:
             [r.version for r in p.history(table) if r.operation == "OPTIMIZE"]
             for p in (one_by_one, all_at_once)
         ]
-        assert len(optimized[0]) == 3, "optimize_silver_after_build: one OPTIMIZE per build"
+        assert len(optimized[0]) == len(OPTIMIZED_BATCHES), "one per build asked to"
         assert optimized[1] == [], "off by default"
