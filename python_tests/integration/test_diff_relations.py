@@ -73,8 +73,8 @@ def recompute(a: dict, b: dict, tolerance: float | None = None) -> dict:
         k: [c for c in COMPARED if not equal(a[k][c], b[k][c], c, tolerance)] for k in both
     }
     return {
-        "only_in_a": sorted(a.keys() - b.keys(), key=repr),
-        "only_in_b": sorted(b.keys() - a.keys(), key=repr),
+        "removed": sorted(a.keys() - b.keys(), key=repr),
+        "added": sorted(b.keys() - a.keys(), key=repr),
         "changed": {k: cs for k, cs in changed_columns.items() if cs},
         "unchanged": [k for k, cs in changed_columns.items() if not cs],
         "column_changes": {c: sum(c in cs for cs in changed_columns.values()) for c in COMPARED},
@@ -107,13 +107,13 @@ class TestDiffRelations:
         result = diff_result(p.run_operation("diff_relations", diff_args(p, tolerance=tolerance)))
         expected = recompute(table_rows(p, "diff_a"), table_rows(p, "diff_b"), tolerance)
         assert result["rows_a"] == len(ROWS_A) and result["rows_b"] == len(ROWS_B)
-        assert result["only_in_a"] == len(expected["only_in_a"]) == 2
-        assert result["only_in_b"] == len(expected["only_in_b"]) == 1
+        assert result["removed"] == len(expected["removed"]) == 2
+        assert result["added"] == len(expected["added"]) == 1
         assert result["changed"] == len(expected["changed"])
         assert result["unchanged"] == len(expected["unchanged"])
         assert result["column_changes"] == expected["column_changes"]
-        assert result["columns_only_in_a"] == ["only_a"]
-        assert result["columns_only_in_b"] == ["only_b"]
+        assert result["columns_removed"] == ["only_a"]
+        assert result["columns_added"] == ["only_b"]
         assert result["differs"] is True
         # The cases the tables were made for: NULL vs '' and vs 'NULL' differ, NULL vs NULL
         # does not, the score is within 0.1 and the amount is not.
@@ -127,8 +127,8 @@ class TestDiffRelations:
         result = diff_result(p.run_operation("diff_relations", diff_args(p, samples=3)))
         expected = recompute(table_rows(p, "diff_a"), table_rows(p, "diff_b"))
         samples = result["samples"]
-        assert [sample_key(s) for s in samples["only_in_a"]] == expected["only_in_a"]
-        assert [sample_key(s) for s in samples["only_in_b"]] == expected["only_in_b"]
+        assert [sample_key(s) for s in samples["removed"]] == expected["removed"]
+        assert [sample_key(s) for s in samples["added"]] == expected["added"]
         assert len(samples["changed"]) == 3
         for sample in samples["changed"]:
             assert sample["columns"] == expected["changed"][sample_key(sample)]
@@ -140,13 +140,18 @@ class TestDiffRelations:
         args = {"a": f"{p.schema}.diff_a", "b": f"{p.schema}.diff_a", "key": list(KEY)}
         result = diff_result(p.run_operation("diff_relations", {**args, "fail_on_diff": True}))
         assert result["differs"] is False and result["unchanged"] == len(ROWS_A)
-        assert result["changed"] == result["only_in_a"] == result["only_in_b"] == 0
+        assert result["changed"] == result["removed"] == result["added"] == 0
+        assert result["summary"] == "identical"
 
     def test_fail_on_diff_fails_when_something_differs(self, tables):
         p = tables
         outcome = p.run_operation("diff_relations", diff_args(p, fail_on_diff=True))
         assert not outcome.success
-        assert "differ" in outcome.error and "fail_on_diff" in outcome.error, outcome.said
+        # A data difference, said as one line, not a compilation error.
+        assert "data differs: 2 removed, 1 added, 8 changed; columns removed: only_a; " in (
+            outcome.error
+        ) and "columns added: only_b" in outcome.error, outcome.said
+        assert "fail_on_diff is set" in outcome.error and "Compilation Error" not in outcome.error
 
     def test_a_subset_of_columns_is_compared(self, tables):
         p = tables
@@ -181,9 +186,11 @@ class TestDiffRelations:
         updated = {(r.id, r.region) for r in p.rows(f"select id, region from {name} where {where}")}
         args = {"a": f"{p.schema}.diff_versions", "version": before, "key": list(KEY)}
         result = diff_result(p.run_operation("diff_relations", args))
-        assert result["b"].endswith(f"version as of {before}")
+        # The earlier version is before (a), the table now after (b).
+        assert result["a"].endswith(f"version as of {before}")
+        assert result["b"] == f"{p.schema}.diff_versions"
         assert result["changed"] == len(updated) == 3
-        assert result["only_in_a"] == result["only_in_b"] == 0
+        assert result["removed"] == result["added"] == 0
         assert result["unchanged"] == len(ROWS_A) - 3
         assert {c: n for c, n in result["column_changes"].items() if n} == {"score": 3}
         assert {sample_key(s) for s in result["samples"]["changed"]} == updated
@@ -198,7 +205,13 @@ class TestDiffRelations:
             ({"key": ["id", "nope"]}, "key column nope"),
             ({"columns": ["nope"]}, "column nope"),
             ({"version": "last"}, "version"),
-            ({"b": "no_such_schema_x.diff_b"}, "argument b"),
+            ({"b": "no_such_schema_x.diff_b"}, "b (no_such_schema_x.diff_b) does not exist"),
+            ({"b": "a.b.c"}, "invalid b"),
+            ({"sample_order": "newest"}, "invalid sample_order"),
+            ({"seed": -3}, "invalid seed"),
+            ({"version_b": 1}, "invalid version_b with b"),
+            ({"save_to": "diff_saved"}, "schema of a"),
+            ({"save_to": "x.y.z"}, "invalid save_to"),
         ],
     )
     def test_a_bad_argument_is_refused_naming_it(self, tables, args, named):
@@ -206,6 +219,7 @@ class TestDiffRelations:
         outcome = p.run_operation("diff_relations", diff_args(p, **args))
         assert not outcome.success
         assert named in outcome.error, outcome.error
+        assert "Compilation Error" not in outcome.error, outcome.error
 
     def test_no_key_is_an_error_naming_the_options(self, tables):
         p = tables
