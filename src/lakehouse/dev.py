@@ -200,11 +200,12 @@ class OperationLog:
 
 def operation_error(text: str) -> str:
     """A run-operation's error without dbt's frame: the "Runtime Error" or "Compilation Error
-    in macro x (path)" heading and the "> in macro ... > called by ..." trail."""
-    lines = [line for line in text.strip().splitlines() if not line.strip().startswith(">")]
-    if lines and re.fullmatch(r"\w[\w ]* Error( in \w+ \S+ \(.*\))?", lines[0].strip()):
-        lines = lines[1:]
-    return cli_wording(" ".join(line.strip() for line in lines if line.strip()))
+    in macro x (path)" headings (the adapter wraps a macro's error in one more) and the
+    "> in macro ... > called by ..." trail."""
+    heading = re.compile(r"\w[\w ]* Error( in \w+ \S+ \(.*\))?")
+    lines = [line.strip() for line in text.strip().splitlines()]
+    kept = [line for line in lines if line and not line.startswith(">")]
+    return cli_wording(" ".join(line for line in kept if not heading.fullmatch(line)))
 
 
 def cli_wording(message: str) -> str:

@@ -488,7 +488,8 @@
 {% macro _diff_summary(r) %}
   {%- if r.new_relation -%}
     {{ return("data differs: a (" ~ r.a ~ ") does not exist; b (" ~ r.b ~ ") is new: " ~ r.rows_b
-        ~ " row" ~ ('s' if r.rows_b != 1 else '') ~ ", " ~ r.columns_added | length ~ " columns"
+        ~ " row" ~ ('s' if r.rows_b != 1 else '') ~ ", " ~ r.columns_added | length ~ " column"
+        ~ ('s' if r.columns_added | length != 1 else '')
         ~ (", key (" ~ r.key | join(', ') ~ ") " ~ ("unique" if r.key_unique else "not unique ("
            ~ r.duplicated_rows ~ " rows repeat a key)") if r.key else ", no key known")) }}
   {%- endif -%}
@@ -500,10 +501,11 @@
 {% endmacro %}
 
 
-{#- A value for people: NULL as NULL, long text cut. -#}
+{#- A value for people: NULL as NULL, '' and the text 'NULL' quoted, long text cut. -#}
 {% macro _diff_shown(value) %}
   {%- if value is none -%}{{ return('NULL') }}{%- endif -%}
   {%- set text = value | string -%}
+  {%- if text in ['', 'NULL'] -%}{{ return("'" ~ text ~ "'") }}{%- endif -%}
   {{ return((text[:37] ~ '...') if text | length > 40 else text) }}
 {% endmacro %}
 
@@ -552,10 +554,13 @@
   {%- endif -%}
   {%- if r.totals -%}
     {%- set width = [r.totals.keys() | map('length') | max, 6] | max -%}
-    {%- do lines.append('  ' ~ 'total'.ljust(width) ~ '                 a                 b        difference') -%}
+    {%- set texts = ['difference'] -%}
+    {%- for t in r.totals.values() -%}{%- do texts.extend([t.a | string, t.b | string, t.difference | string]) -%}{%- endfor -%}
+    {%- set wide = (texts | map('length') | max) + 2 -%}
+    {%- do lines.append('  ' ~ 'total'.ljust(width) ~ 'a'.rjust(wide) ~ 'b'.rjust(wide) ~ 'difference'.rjust(wide)) -%}
     {%- for c, t in r.totals.items() -%}
-      {%- do lines.append('  ' ~ c.ljust(width) ~ (t.a | string).rjust(18) ~ (t.b | string).rjust(18)
-          ~ (t.difference | string).rjust(18)) -%}
+      {%- do lines.append('  ' ~ c.ljust(width) ~ (t.a | string).rjust(wide) ~ (t.b | string).rjust(wide)
+          ~ (t.difference | string).rjust(wide)) -%}
     {%- endfor -%}
   {%- endif -%}
   {%- if r.columns_removed and not r.new_relation -%}{%- do lines.append('  columns removed (in a only): ' ~ r.columns_removed | join(', ')) -%}{%- endif -%}
