@@ -84,8 +84,8 @@ def test_the_diff_options_pass_through_and_versions_compare_production_with_itse
             'Invalid --key column "x;": use letters',
         ),
         (
-            "Runtime Error\n  Runtime Error in macro diff_relations (macros/diff/diff_relations.sql)"
-            "\n    diff_relations: key column nope is not a column of a. Give --key.",
+            "Runtime Error\n  Runtime Error in macro diff_relations "
+            "(macros/diff/diff_relations.sql)\n    diff_relations: key column nope is not a column of a. Give --key.",
             "diff_relations: key column nope is not a column of a. Give --key.",
         ),
         (
