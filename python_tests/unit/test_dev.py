@@ -85,7 +85,8 @@ def test_the_diff_options_pass_through_and_versions_compare_production_with_itse
         ),
         (
             "Runtime Error\n  Runtime Error in macro diff_relations "
-            "(macros/diff/diff_relations.sql)\n    diff_relations: key column nope is not a column of a. Give --key.",
+            "(macros/diff/diff_relations.sql)\n"
+            "    diff_relations: key column nope is not a column of a. Give --key.",
             "diff_relations: key column nope is not a column of a. Give --key.",
         ),
         (
