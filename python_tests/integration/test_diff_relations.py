@@ -1,5 +1,5 @@
 """`diff_relations`: a keyed data diff of two relations, or of a table with an earlier Delta
-version of itself. Its counts, per-column counts and sample keys are checked against a
+version of itself. Its counts, per-column breakdown, totals and samples are checked against a
 recompute in Python on small tables with known differences."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ ROWS_A = [
     "(7, 'eu', 'O''Hara', 70.00, 7.0, 'q')",  # a quote, unchanged
     "(8, 'eu', 'fay', 80.00, 8.00, 'r')",  # score within 0.1
     "(9, 'eu', 'gus', 90.00, 9.0, 'r')",  # amount over 0.1
-    "(10, 'eu', 'hal', 100.00, 10.0, 's')",  # only in a
-    "(11, 'eu', 'ida', 110.00, 11.0, 's')",  # only in a
+    "(10, 'eu', 'hal', 100.00, 10.0, 's')",  # removed (in a only)
+    "(11, 'eu', 'ida', 110.00, 11.0, 's')",  # removed (in a only)
     "(null, 'eu', 'nul', 0.00, 0.0, 'n')",  # a NULL key part, changed name
 ]
 ROWS_B = [
@@ -41,7 +41,7 @@ ROWS_B = [
     "(7, 'eu', 'O''Hara', 70.00, 7.0, 'q')",
     "(8, 'eu', 'fay', 80.00, 8.05, 'r')",
     "(9, 'eu', 'gus', 90.50, 9.0, 'r')",
-    "(12, 'eu', 'jo', 120.00, 12.0, 't')",  # only in b
+    "(12, 'eu', 'jo', 120.00, 12.0, 't')",  # added (in b only)
     "(null, 'eu', 'NUL', 0.00, 0.0, 'n')",
 ]
 KEY = ("id", "region")
