@@ -110,7 +110,7 @@ test-ops: $(INSTALLED)
 	@$(OPS_DBT) run-operation diff_relations \
 		--args '{a: accounts, b: raw_accounts, fail_on_diff: true}' > target/fail_on_diff.log 2>&1; \
 	status=$$?; \
-	if [ $$status -ne 0 ] && grep -q "differ (1 rows only in a, 1 only in b, 1 changed) and fail_on_diff is true" \
+	if [ $$status -ne 0 ] && grep -q "data differs: 1 removed, 1 added, 1 changed (a = .*); fail_on_diff is set" \
 		target/fail_on_diff.log; then \
 		echo "diff_relations with fail_on_diff failed the command on relations that differ, as it should"; \
 	else cat target/fail_on_diff.log; \

@@ -53,7 +53,11 @@ CHECKS = [
     "erase is a dry run by default",
     "erase: account 1 deleted from delta_ops_it_ops.erase_with_dv",
     "erase: account 1 deleted from delta_ops_it_ops.erase_plain",
-    "diff_relations accounts with its version",
+    "diff_relations of accounts' version",
+    "diff_relations per column",
+    "diff_relations save_to",
+    "diff_relations of version",
+    "diff_relations of a relation that does not exist",
     "diff_relations with fail_on_diff",
     "drop_schema is a dry run by default",
     "drop_schema dry_run false",
@@ -126,9 +130,10 @@ def test_fail_on_diff_fails_the_command_on_relations_that_differ(ran):
     outcome = ran["fail_on_diff"]
     assert outcome.returncode != 0, said(outcome)
     assert (
-        "delta_ops_it.accounts and delta_ops_it.raw_accounts differ (1 rows only in a, "
-        "1 only in b, 1 changed) and fail_on_diff is true"
+        "diff_relations: data differs: 1 removed, 1 added, 1 changed (a = delta_ops_it.accounts, "
+        "b = delta_ops_it.raw_accounts); fail_on_diff is set."
     ) in said(outcome)
+    assert "Compilation Error" not in said(outcome)
 
 
 def test_nothing_is_written_into_the_repository(ran):

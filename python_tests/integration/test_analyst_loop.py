@@ -115,7 +115,7 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
     loop = DevLoop(project, prod, dev, state)
     summary = diff_result(loop, "fct_orders")
     rows = spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n
-    assert (summary["only_in_a"], summary["only_in_b"]) == (0, 0)
+    assert (summary["removed"], summary["added"]) == (0, 0)
     assert (summary["changed"], summary["unchanged"]) == (len(expected), rows - len(expected))
     changed_columns = {c: n for c, n in summary["column_changes"].items() if n}
     assert changed_columns == {"is_status_final": len(expected)}

@@ -3,10 +3,20 @@ missing production state, sizes (no Spark)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from lakehouse.dbt_runner import environment
-from lakehouse.dev import DevLoop, DevLoopError, dev_schema_name, human_bytes
+from lakehouse.dev import (
+    DIFF_FLAGS,
+    DevLoop,
+    DevLoopError,
+    OperationLog,
+    dev_schema_name,
+    human_bytes,
+    operation_error,
+)
 
 
 def test_the_dev_schema_is_the_env_var_else_dev_and_the_user_name(monkeypatch):
@@ -30,8 +40,87 @@ def test_the_diff_compares_production_a_with_development_b(tmp_path):
         "a": "lakehouse.fct_orders",
         "b": "dev_ann.fct_orders",
         "fail_on_diff": False,
+        "argument_names": DIFF_FLAGS,
     }
     assert loop.diff_args("fct_orders", ["order_id"], True)["key"] == ["order_id"]
+    # The messages name the CLI's flags, not the run-operation's arguments.
+    assert DIFF_FLAGS["key"] == "--key" and DIFF_FLAGS["version_b"] == "--version-b"
+
+
+def test_the_diff_options_pass_through_and_versions_compare_production_with_itself(tmp_path):
+    loop = DevLoop(tmp_path, "lakehouse", "dev_ann", tmp_path / "state")
+    args = loop.diff_args(
+        "fct_orders", samples=3, sample_order="random", seed=7, save_to="d", version=None
+    )
+    assert {k: args[k] for k in ("samples", "sample_order", "seed", "save_to")} == {
+        "samples": 3,
+        "sample_order": "random",
+        "seed": 7,
+        "save_to": "d",
+    }
+    assert "version" not in args and args["b"] == "dev_ann.fct_orders"
+    versions = loop.diff_args("fct_orders", version=3, version_b=5)
+    assert (versions["a"], versions["version"], versions["version_b"]) == (
+        "lakehouse.fct_orders",
+        3,
+        5,
+    )
+    assert "b" not in versions
+    with pytest.raises(DevLoopError, match="--version-b compares two versions.*--version too"):
+        loop.diff_args("fct_orders", version_b=5)
+
+
+@pytest.mark.parametrize(
+    "raised, said",
+    [
+        (
+            "Runtime Error\n  diff_relations: data differs: 1 removed, 0 added, 2 changed",
+            "diff_relations: data differs: 1 removed, 0 added, 2 changed",
+        ),
+        (
+            "Compilation Error in macro diff_relations (macros/diff/diff_relations.sql)\n"
+            '  Invalid --key column "x;": use letters\n  \n  > in macro diff_relations '
+            "(macros/diff/diff_relations.sql)\n  > called by <Unknown>",
+            'Invalid --key column "x;": use letters',
+        ),
+        (
+            "Runtime Error\n  Runtime Error in macro diff_relations "
+            "(macros/diff/diff_relations.sql)\n"
+            "    diff_relations: key column nope is not a column of a. Give --key.",
+            "diff_relations: key column nope is not a column of a. Give --key.",
+        ),
+        (
+            "Runtime Error\n  drop_schema (dry run): would drop schema d. "
+            "Pass dry_run: false to drop it.",
+            "drop_schema (dry run): would drop schema d. Run `lakehouse dev drop --yes` to "
+            "drop it.",
+        ),
+    ],
+)
+def test_an_operation_error_is_said_without_dbts_frame_in_the_clis_words(raised, said):
+    assert operation_error(raised) == said
+
+
+def test_the_operation_log_keeps_lines_errors_and_the_diff_result():
+    said = OperationLog()
+    for name, msg in [
+        ("JinjaLogInfo", "drop_schema (dry run): would drop x. Pass dry_run: false to drop it."),
+        ("JinjaLogInfo", 'diff_relations result: {"differs": true, "removed": 1}'),
+        ("MainReportVersion", "Running with dbt"),
+    ]:
+        said(SimpleNamespace(info=SimpleNamespace(name=name, msg=msg)))
+    said(
+        SimpleNamespace(
+            info=SimpleNamespace(name="RunningOperationCaughtError", msg=""),
+            data=SimpleNamespace(exc="Runtime Error\n  diff_relations: invalid --seed -1"),
+        )
+    )
+    assert said.lines() == [
+        "drop_schema (dry run): would drop x. Run `lakehouse dev drop --yes` to drop it."
+    ]
+    assert said.diff_result() == {"differs": True, "removed": 1}
+    assert said.errors == ["diff_relations: invalid --seed -1"]
+    assert OperationLog().diff_result() is None
 
 
 def test_no_production_state_says_how_to_make_one(tmp_path):

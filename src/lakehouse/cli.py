@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dbt.adapters.sparkdelta.session import (
     DeltaRuntimeUnavailable,
@@ -22,6 +23,9 @@ from lakehouse.settings import prod_state_dir, profile_output, session_settings
 from lakehouse.shop.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
 from lakehouse.shop.generator import ShopGenerator
 from lakehouse.summary import delta_versions, render_summary
+
+if TYPE_CHECKING:
+    from lakehouse.dev import DevLoop, OperationLog
 
 
 def _project_dir(args: argparse.Namespace) -> Path:
@@ -81,8 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_dev(args: argparse.Namespace) -> int:
     """The analyst's loop in the development schema: clone, build, diff, drop."""
-    from lakehouse.dev import DevLoop, DevLoopError, footprint, human_bytes
+    from lakehouse.dev import DevLoop, DevLoopError, OperationLog, footprint, human_bytes
 
+    said = OperationLog()
     try:
         loop = DevLoop.from_env(_project_dir(args))
         if args.action == "clone":
@@ -101,12 +106,39 @@ def cmd_dev(args: argparse.Namespace) -> int:
             options = ["--select", args.select] if args.select else []
             loop.build(*options, *(["--full-refresh"] if args.full_refresh else []))
         elif args.action == "diff":
-            return 0 if loop.diff(args.model, args.key, args.fail_on_diff).success else 1
+            return _dev_diff(loop, args, said)
         else:
-            loop.drop(dry_run=not args.yes)
+            loop.drop(dry_run=not args.yes, callbacks=[said], quiet=True)
+            print("\n".join(said.lines()))
     except DevLoopError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        if said.messages:
+            print("\n".join(said.lines()), file=sys.stderr)
+        print(f"error: {said.errors[-1] if said.errors else exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _dev_diff(loop: DevLoop, args: argparse.Namespace, said: OperationLog) -> int:
+    """The diff's summary, then its one-line verdict; 1 when data differ and --fail-on-diff
+    is given, 2 when the diff cannot run (the message names the flag to change)."""
+    options = {
+        "version": args.version,
+        "version_b": args.version_b,
+        "samples": args.samples,
+        "sample_order": args.sample_order,
+        "seed": args.seed,
+        "save_to": args.save_to,
+    }
+    result = loop.diff(args.model, args.key, callbacks=[said], quiet=True, **options)
+    print("\n".join(said.lines()))
+    summary = said.diff_result()
+    if not result.success or summary is None:
+        error = said.errors[-1] if said.errors else str(result.exception or "see dbt's log")
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.fail_on_diff and summary["differs"]:
+        print(f"{summary['summary']} (--fail-on-diff: exit 1)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -270,7 +302,27 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("model", help="the model to compare, e.g. fct_orders")
     diff.add_argument("--key", action="append", help="a key column (repeat; default unique_key)")
     diff.add_argument(
-        "--fail-on-diff", action="store_true", help="exit non-zero when anything differs (CI)"
+        "--fail-on-diff", action="store_true", help="exit 1 when anything differs (CI)"
+    )
+    diff.add_argument(
+        "--version",
+        type=int,
+        help="compare this Delta version of production's MODEL (before) with it now (after)",
+    )
+    diff.add_argument(
+        "--version-b", type=int, help="with --version: the version to compare with (after)"
+    )
+    diff.add_argument("--samples", type=int, help="sample rows of each kind (default 5)")
+    diff.add_argument(
+        "--sample-order",
+        choices=["key", "random"],
+        help="the smallest keys (default) or a seeded random choice",
+    )
+    diff.add_argument("--seed", type=int, help="the random samples' seed (default 0)")
+    diff.add_argument(
+        "--save-to",
+        metavar="TABLE",
+        help="write the rows that differ to TABLE (default schema: yours; never production's)",
     )
     drop = steps.add_parser("drop", help="drop it (a dry run unless --yes)")
     drop.add_argument("--yes", action="store_true", help="really drop it")

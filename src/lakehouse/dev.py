@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -85,8 +85,8 @@ class DevLoop:
             )
         return manifest
 
-    def _invoke(self, schema: str, *args: str) -> dbtRunnerResult:
-        result = self._dbt(schema).invoke(*args, expect_success=False)
+    def _invoke(self, schema: str, *args: str, callbacks: list | None = None) -> dbtRunnerResult:
+        result = self._dbt(schema).invoke(*args, expect_success=False, callbacks=callbacks)
         if not result.success:
             raise DevLoopError(f"dbt {args[0]} in {schema} failed: {failures(result)}")
         return result
@@ -109,13 +109,23 @@ class DevLoop:
         state = ["--defer", "--state", str(self.state_dir)]
         return self._invoke(self.dev_schema, "build", *select, *state, *extra)
 
-    def diff_args(self, model: str, key: list[str] | None, fail_on_diff: bool) -> dict:
-        """delta_ops.diff_relations' arguments: production's `model` (a) against the
-        development schema's (b); the key from the model's config unless given."""
-        args = {"a": f"{self.prod_schema}.{model}", "b": f"{self.dev_schema}.{model}"}
+    def diff_args(
+        self, model: str, key: list[str] | None = None, fail_on_diff: bool = False, **options
+    ) -> dict:
+        """delta_ops.diff_relations' arguments: production's `model` (a, before) against the
+        development schema's (b, after), or with `version` (and `version_b`) two versions of
+        production's `model`; the key from the model's config unless given. `options` are
+        diff_relations' own (samples, sample_order, seed, save_to; None left out); messages
+        name the CLI's flags (DIFF_FLAGS)."""
+        args: dict = {"a": f"{self.prod_schema}.{model}"}
+        if options.get("version") is None and options.get("version_b") is not None:
+            raise DevLoopError("--version-b compares two versions of a model: give --version too.")
+        if options.get("version") is None:
+            args["b"] = f"{self.dev_schema}.{model}"
         if key:
             args["key"] = key
-        return {**args, "fail_on_diff": fail_on_diff}
+        args.update({name: value for name, value in options.items() if value is not None})
+        return {**args, "fail_on_diff": fail_on_diff, "argument_names": DIFF_FLAGS}
 
     def diff(
         self,
@@ -123,19 +133,86 @@ class DevLoop:
         key: list[str] | None = None,
         fail_on_diff: bool = False,
         callbacks: list | None = None,
+        quiet: bool = False,
+        **options,
     ) -> dbtRunnerResult:
-        """The diff's summary is logged (and its JSON line for scripts, to `callbacks`)."""
-        args = json.dumps(self.diff_args(model, key, fail_on_diff))
+        """The diff's summary is logged (and its JSON line for scripts, to `callbacks`);
+        `quiet` keeps dbt's console output back (the caller prints what `callbacks` got)."""
+        args = json.dumps(self.diff_args(model, key, fail_on_diff, **options))
         return self._dbt(self.dev_schema).invoke(
-            "run-operation", "diff_relations", "--args", args,
+            "run-operation", "diff_relations", "--args", args, *(QUIET if quiet else ()),
             expect_success=False, callbacks=callbacks,
         )  # fmt: skip
 
-    def drop(self, dry_run: bool = True) -> dbtRunnerResult:
+    def drop(
+        self, dry_run: bool = True, callbacks: list | None = None, quiet: bool = False
+    ) -> dbtRunnerResult:
         """Drop the development schema (a dry run unless told), run against production's target
         so that delta_ops.drop_schema refuses production's own schema."""
         args = json.dumps({"schema": self.dev_schema, "dry_run": dry_run})
-        return self._invoke(self.prod_schema, "run-operation", "drop_schema", "--args", args)
+        return self._invoke(
+            self.prod_schema, "run-operation", "drop_schema", "--args", args,
+            *(QUIET if quiet else ()), callbacks=callbacks,
+        )  # fmt: skip
+
+
+# How `lakehouse dev diff` spells diff_relations' arguments, for its messages.
+DIFF_FLAGS = {
+    "a": "MODEL",
+    "key": "--key",
+    "version": "--version",
+    "version_b": "--version-b",
+    "samples": "--samples",
+    "sample_order": "--sample-order",
+    "seed": "--seed",
+    "save_to": "--save-to",
+    "fail_on_diff": "--fail-on-diff",
+}
+# dbt's console output held back (its log file keeps everything): the CLI prints what the
+# operation said, in its own words.
+QUIET = ("--log-level", "none", "--log-level-file", "debug")
+RESULT_PREFIX = "diff_relations result: "
+
+
+@dataclass
+class OperationLog:
+    """A dbt callback that keeps what a run-operation said: its log lines and its error."""
+
+    messages: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def __call__(self, event) -> None:
+        name = event.info.name
+        if name in ("JinjaLogInfo", "JinjaLogWarning"):
+            self.messages.append(event.info.msg)
+        elif name in ("RunningOperationCaughtError", "RunningOperationUncaughtError"):
+            self.errors.append(operation_error(event.data.exc))
+
+    def diff_result(self) -> dict | None:
+        """diff_relations' result, from the JSON line it logs for scripts."""
+        found = [m for m in self.messages if m.startswith(RESULT_PREFIX)]
+        return json.loads(found[-1].removeprefix(RESULT_PREFIX)) if found else None
+
+    def lines(self) -> list[str]:
+        """What a person reads: the log lines but the JSON one, in the CLI's words."""
+        return [cli_wording(m) for m in self.messages if not m.startswith(RESULT_PREFIX)]
+
+
+def operation_error(text: str) -> str:
+    """A run-operation's error without dbt's frame: the "Runtime Error" or "Compilation Error
+    in macro x (path)" headings (the adapter wraps a macro's error in one more) and the
+    "> in macro ... > called by ..." trail."""
+    heading = re.compile(r"\w[\w ]* Error( in \w+ \S+ \(.*\))?")
+    lines = [line.strip() for line in text.strip().splitlines()]
+    kept = [line for line in lines if line and not line.startswith(">")]
+    return cli_wording(" ".join(line for line in kept if not heading.fullmatch(line)))
+
+
+def cli_wording(message: str) -> str:
+    """An operation's advice in the words of the `lakehouse dev` command that ran it."""
+    return message.replace(
+        "Pass dry_run: false to drop it.", "Run `lakehouse dev drop --yes` to drop it."
+    )
 
 
 def footprint(spark, schema: str) -> Footprint:
