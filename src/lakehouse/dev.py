@@ -86,9 +86,11 @@ class DevLoop:
         return manifest
 
     def _invoke(self, schema: str, *args: str, callbacks: list | None = None) -> dbtRunnerResult:
-        result = self._dbt(schema).invoke(*args, expect_success=False, callbacks=callbacks)
+        dbt = self._dbt(schema)
+        result = dbt.invoke(*args, expect_success=False, callbacks=callbacks)
         if not result.success:
-            raise DevLoopError(f"dbt {args[0]} in {schema} failed: {failures(result)}")
+            said = failures(result, dbt.target_dir / "manifest.json")
+            raise DevLoopError(f"dbt {args[0]} in {schema} failed:\n{said}")
         return result
 
     def clone(self, refresh: bool = False, threads: int = 4) -> tuple[dbtRunnerResult, float]:
