@@ -17,6 +17,7 @@ from lakehouse.dbt_errors import (
     located_error,
     short_message,
     skipped_line,
+    source_column,
     source_line,
     summary,
 )
@@ -165,6 +166,7 @@ def test_a_line_jinja_rendered_maps_to_its_source_line():
     site = error_site(parse_error(statement, line, 13, "'frm'"))
     expected = source.splitlines().index("    select * frm {{ ref('order_statuses') }}") + 1
     assert source_line(source, site) == expected
+    assert source_column(source, expected, site) is None  # no column in what Jinja rewrote
 
 
 def test_a_unit_tests_statement_maps_into_the_model_and_its_inputs_do_not():
@@ -209,12 +211,15 @@ def test_a_unit_test_that_ran_into_its_models_syntax_error_blames_the_model():
     first = said.splitlines()[0]
     assert first.startswith(f"{MODEL_PATH} line {BROKEN_LINE + 1}: [PARSE_SYNTAX_ERROR]"), said
     assert f"{BROKEN_LINE + 1} | {NEXT_LINE}" in said
+    # the column Spark gave, under the line as written
+    gutter = f"    {BROKEN_LINE + 1} | "
+    assert said.splitlines()[2] == " " * (len(gutter) - 2) + "| " + " " * 8 + "^", said
     assert "fct_orders_sums_lines_and_keeps_orders_without_lines" in said
     # not the unit test's definition, not the compiled SQL, not its position in it
     assert "check the data types" not in said
     assert "__dbt__cte__" not in said and "== SQL" not in said and "^^^" not in said
     assert "(line " not in said
-    assert len(said.splitlines()) <= 3
+    assert len(said.splitlines()) == 4
 
 
 def test_a_unit_tests_own_error_names_the_unit_test_and_its_model():
@@ -321,7 +326,7 @@ def test_failures_of_a_build_blame_the_model_and_summarise_the_skipped(tmp_path)
     lines = said.splitlines()
     assert lines[0].startswith(f"{MODEL_PATH} line {BROKEN_LINE + 1}: [PARSE_SYNTAX_ERROR]")
     assert lines[-1] == "3 nodes skipped: 2 models (fct_orders, fct_customer_revenue), 1 data test"
-    assert "None" not in said and "create or replace" not in said and len(lines) == 4
+    assert "None" not in said and "create or replace" not in said and len(lines) == 5
 
 
 def test_a_unit_test_run_alone_finds_its_model_in_the_manifest(tmp_path):

@@ -256,7 +256,8 @@ def located(failure: Failure) -> str:
         line = source_line(source.text, site, source.compiled) if site else None
         if line is not None:
             text = short_message(UNIT_TEST_HINT.sub("", message))
-            return _at(source.path, line, text, source, note)
+            column = source_column(source.text, line, site) if site else None
+            return _at(source.path, line, text, source, note, column)
     text = short_message(message)
     if failure.status not in ("error", ""):
         text = f"{failure.status}: {text}" if text else failure.status
@@ -268,12 +269,31 @@ def located(failure: Failure) -> str:
     return f"{name}: {text}"
 
 
-def _at(path: str, line: int, text: str, source: SourceFile | None, note: str) -> str:
+def _at(
+    path: str, line: int, text: str, source: SourceFile | None, note: str, column: int | None = None
+) -> str:
+    """ "path line N: message", then the line as written (a `^` under the column when known)."""
     said = f"{path} line {line}: {text}"
     lines = source.text.splitlines() if source is not None else []
     if 0 < line <= len(lines) and lines[line - 1].strip():
-        said += f"\n    {line} | {lines[line - 1].rstrip()}"
+        gutter = f"    {line} | "
+        said += f"\n{gutter}{lines[line - 1].rstrip()}"
+        if column is not None:
+            said += "\n" + " " * (len(gutter) - 2) + "| " + " " * column + "^"
     return said + (f"\n    {note}" if note else "")
+
+
+def source_column(source: str, line: int, site: ErrorSite) -> int | None:
+    """The 0-based column of a parse error in the source line it maps to, when that line is the
+    failing line as Spark ran it (indentation aside); None when Jinja changed it."""
+    lines = source.splitlines()
+    if site.text is None or site.position is None or not 0 < line <= len(lines):
+        return None
+    ran, written = site.text, lines[line - 1]
+    if ran.strip() != written.strip():
+        return None
+    column = site.position - (len(ran) - len(ran.lstrip())) + (len(written) - len(written.lstrip()))
+    return column if 0 <= column <= len(written) else None
 
 
 def jinja_location(message: str) -> tuple[str | None, int] | None:
