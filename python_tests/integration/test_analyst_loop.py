@@ -162,3 +162,49 @@ def test_loop(production, request, tmp_path):
             loop_env["LAKEHOUSE_DEV_SCHEMA"],
             prod.state_dir,
         )
+
+
+# A syntax error in the edited model: one parenthesis too many on one line of fct_orders.
+SYNTAX_BEFORE = "cast(orders.ordered_at as date) as order_date,"
+SYNTAX_AFTER = "cast(orders.ordered_at as date)) as order_date,"
+
+
+def test_a_syntax_error_is_reported_at_the_edited_line_of_the_model(shop, tmp_path, capsys):
+    """`lakehouse dev build` after an edit that breaks fct_orders' SQL: the unit test built on
+    fct_orders runs first and hits the error in the model's SQL; the message names the model's
+    file and the edited line (not the unit test, not a line of the compiled SQL), does not
+    repeat the compiled SQL, and summarises the skipped nodes in one line."""
+    project = copy_project(tmp_path / "project")
+    dev = unique_schema("dev_syntax")
+    loop_env = {
+        "LAKEHOUSE_SCHEMA": shop.project.schema,
+        "LAKEHOUSE_BRONZE_SCHEMA": shop.project.bronze_schema,
+        "LAKEHOUSE_DEV_SCHEMA": dev,
+        "LAKEHOUSE_PROD_STATE": str(shop.state_dir),
+    }
+    edited = project / EDITED_MODEL
+    lines = edited.read_text().splitlines()
+    [line] = [n for n, text in enumerate(lines, 1) if SYNTAX_BEFORE in text]
+    command = ["--project-dir", str(project), "dev"]
+    with environment(loop_env):
+        assert lakehouse([*command, "clone"]) == 0
+        edited.write_text(edited.read_text().replace(SYNTAX_BEFORE, SYNTAX_AFTER))
+        capsys.readouterr()
+        try:
+            assert lakehouse([*command, "build"]) == 2
+            out, err = capsys.readouterr()
+        finally:
+            assert lakehouse([*command, "drop", "--yes"]) == 0
+    said = out + err
+    assert f"error: dbt build in {dev} failed:\n{EDITED_MODEL} line {line}: " in err, said
+    assert "PARSE_SYNTAX_ERROR" in err, said
+    assert f"    {line} | " in err and SYNTAX_AFTER in err, said
+    assert "(found by unit test fct_orders_sums_lines_and_keeps_orders_without_lines" in err
+    assert "check the data types" not in said
+    # no compiled SQL: not Spark's echo of it, not the unit test's inputs, not a CREATE
+    for compiled in ("== SQL", "^^^", "__dbt__cte__", "dbt_internal_unit_test", "create or"):
+        assert compiled not in said, (compiled, said)
+    assert "skipped None" not in said and "SKIP relation" not in said
+    [skipped] = [text for text in err.splitlines() if " skipped: " in text]
+    assert skipped.split()[1:3] == ["nodes", "skipped:"] and "fct_orders" in skipped, skipped
+    assert len(said.splitlines()) <= 20, said

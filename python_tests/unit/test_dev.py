@@ -138,3 +138,31 @@ def test_sizes_read_as_people_write_them():
     assert human_bytes(1023) == "1023 B"
     assert human_bytes(430_000) == "419.9 KiB"
     assert human_bytes(3 * 1024**3) == "3.0 GiB"
+
+
+def test_the_build_shows_dbts_node_lines_but_not_its_skips_nor_errors_full_text():
+    from lakehouse.dev import BuildLog
+
+    def event(name: str, msg: str, level: str = "info") -> SimpleNamespace:
+        return SimpleNamespace(info=SimpleNamespace(name=name, msg=msg, level=level))
+
+    shown: list[str] = []
+    log = BuildLog(write=shown.append)
+    for said in [
+        event("FoundStats", "Found 24 models, 60 data tests, 2 unit tests"),
+        event("LogStartLine", "1 of 3 START unit_test fct_orders::fct_orders_sums"),
+        event("LogTestResult", "1 of 3 \x1b[31mERROR\x1b[0m fct_orders::fct_orders_sums", "error"),
+        event("SkippingDetails", "2 of 3 SKIP relation dev_ann.fct_orders"),
+        event("LogSkipBecauseError", "SKIP relation dev_ann.fct_orders due to error", "error"),
+        event("RunResultError", "  Runtime Error in unit_test ... == SQL == ...", "error"),
+        event("SQLCompiledPath", "  compiled code at target/compiled/x.sql"),
+        event("JinjaLogWarning", "a model's warning", "warn"),
+        event("StatsLine", "Done. PASS=0 WARN=0 ERROR=1 SKIP=2 NO-OP=0 TOTAL=3"),
+    ]:
+        log(said)
+    assert shown == [
+        "Found 24 models, 60 data tests, 2 unit tests",
+        "1 of 3 ERROR fct_orders::fct_orders_sums",
+        "a model's warning",
+        "Done. PASS=0 WARN=0 ERROR=1 SKIP=2 NO-OP=0 TOTAL=3",
+    ]

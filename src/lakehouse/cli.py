@@ -85,7 +85,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_dev(args: argparse.Namespace) -> int:
     """The analyst's loop in the development schema: clone, build, diff, drop."""
-    from lakehouse.dev import DevLoop, DevLoopError, OperationLog, footprint, human_bytes
+    from lakehouse.dev import (
+        BuildLog,
+        DevLoop,
+        DevLoopError,
+        OperationLog,
+        footprint,
+        human_bytes,
+    )
 
     said = OperationLog()
     try:
@@ -104,7 +111,8 @@ def cmd_dev(args: argparse.Namespace) -> int:
             )
         elif args.action == "build":
             options = ["--select", args.select] if args.select else []
-            loop.build(*options, *(["--full-refresh"] if args.full_refresh else []))
+            options += ["--full-refresh"] if args.full_refresh else []
+            loop.build(*options, callbacks=[BuildLog()], quiet=True)
         elif args.action == "diff":
             return _dev_diff(loop, args, said)
         else:

@@ -6,6 +6,7 @@ project's profile, optional throw-away schemas and their own target/log director
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator, Mapping
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
+from lakehouse.dbt_errors import Failure, SourceFile, located_error, summary
 from lakehouse.settings import PROJECT_DIR
 
 # What a copy of the project needs to build (see `copy_project`).
@@ -66,16 +68,48 @@ def environment(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def failures(result: dbtRunnerResult) -> str:
-    """What failed in an invocation: its exception, or each failed node with its message."""
+def failures(result: dbtRunnerResult, manifest: Path | None = None) -> str:
+    """What failed in an invocation, in the user's terms (`lakehouse.dbt_errors`): its own
+    error, or each failed node with its message at the line of the model's file it maps back
+    to (a unit test that ran into its model's error names the model), then the skipped nodes
+    in one line. `manifest` (target/manifest.json) finds a unit test's model when the run did
+    not include it."""
     if result.exception is not None:
-        return str(result.exception)
-    failed = [
-        f"{r.node.unique_id}: {r.status} {r.message}"
-        for r in (result.result or [])
-        if getattr(r, "status", None) not in ("success", "pass")
-    ]
-    return "; ".join(failed) or "no node failed (see dbt's log)"
+        return located_error(str(result.exception))
+    results = list(result.result or [])
+    nodes = {r.node.unique_id: r.node for r in results if getattr(r, "node", None) is not None}
+    failed, skipped = [], []
+    for r in results:
+        status, node = str(getattr(r, "status", "")), r.node
+        if status in ("success", "pass"):
+            continue
+        if status == "skipped":
+            skipped.append((str(node.resource_type), node.name))
+            continue
+        source = _source_of(node, nodes, manifest)
+        path = getattr(node, "original_file_path", None)
+        message = str(r.message or "")
+        failed.append(Failure(str(node.resource_type), node.name, path, message, source, status))
+    return summary(failed, skipped)
+
+
+def _source_of(node, nodes: Mapping, manifest: Path | None) -> SourceFile | None:
+    """A model's own file (a unit test's: the model it tests), for locating its errors."""
+    if str(node.resource_type) == "model":
+        return SourceFile(node.original_file_path, node.raw_code or "", node.compiled_code)
+    if str(node.resource_type) != "unit_test":
+        return None
+    tested = [n for n in node.depends_on.nodes if n.startswith("model.")]
+    named = [n for n in tested if n.split(".")[2] == getattr(node, "model", None)]
+    for unique_id in named or tested:
+        if unique_id in nodes:
+            found = nodes[unique_id]
+            return SourceFile(found.original_file_path, found.raw_code or "")
+        if manifest is not None and manifest.is_file():
+            found = json.loads(manifest.read_text()).get("nodes", {}).get(unique_id)
+            if found:
+                return SourceFile(found["original_file_path"], found.get("raw_code") or "")
+    return None
 
 
 @dataclass
@@ -111,5 +145,6 @@ class DbtRunner:
         with environment({key: value for key, value in schemas.items() if value}):
             result = dbtRunner(callbacks=callbacks or []).invoke([*args, *options])
         if expect_success and not result.success:
-            raise DbtFailed(f"dbt {' '.join(args)} failed: {failures(result)}")
+            manifest = self.target_dir / "manifest.json"
+            raise DbtFailed(f"dbt {' '.join(args)} failed:\n{failures(result, manifest)}")
         return result

@@ -14,7 +14,9 @@ import getpass
 import json
 import os
 import re
+import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -86,9 +88,11 @@ class DevLoop:
         return manifest
 
     def _invoke(self, schema: str, *args: str, callbacks: list | None = None) -> dbtRunnerResult:
-        result = self._dbt(schema).invoke(*args, expect_success=False, callbacks=callbacks)
+        dbt = self._dbt(schema)
+        result = dbt.invoke(*args, expect_success=False, callbacks=callbacks)
         if not result.success:
-            raise DevLoopError(f"dbt {args[0]} in {schema} failed: {failures(result)}")
+            said = failures(result, dbt.target_dir / "manifest.json")
+            raise DevLoopError(f"dbt {args[0]} in {schema} failed:\n{said}")
         return result
 
     def clone(self, refresh: bool = False, threads: int = 4) -> tuple[dbtRunnerResult, float]:
@@ -101,13 +105,19 @@ class DevLoop:
         result = self._invoke(self.dev_schema, *args, *(["--full-refresh"] if refresh else []))
         return result, time.perf_counter() - started
 
-    def build(self, *extra: str) -> dbtRunnerResult:
+    def build(
+        self, *extra: str, callbacks: list | None = None, quiet: bool = False
+    ) -> dbtRunnerResult:
         """`dbt build` of the models an edit changed and everything downstream of them, in the
-        development schema; unmodified parents it lacks are read from production."""
+        development schema; unmodified parents it lacks are read from production. A failure
+        raises DevLoopError with each error at the line of the model's file it comes from and
+        the skipped nodes in one line (`failures`); `quiet` keeps dbt's console output back
+        (`BuildLog` prints its result lines)."""
         self._prod_manifest()
         select = ["--select", "state:modified+"] if "--select" not in extra else []
         state = ["--defer", "--state", str(self.state_dir)]
-        return self._invoke(self.dev_schema, "build", *select, *state, *extra)
+        args = ["build", *select, *state, *extra, *(QUIET if quiet else ())]
+        return self._invoke(self.dev_schema, *args, callbacks=callbacks)
 
     def diff_args(
         self, model: str, key: list[str] | None = None, fail_on_diff: bool = False, **options
@@ -196,6 +206,49 @@ class OperationLog:
     def lines(self) -> list[str]:
         """What a person reads: the log lines but the JSON one, in the CLI's words."""
         return [cli_wording(m) for m in self.messages if not m.startswith(RESULT_PREFIX)]
+
+
+@dataclass
+class BuildLog:
+    """A dbt callback printing what a build did, one line a node ("3 of 5 OK created sql table
+    model dev_ann.fct_orders ... [OK in 2.1s]"), warnings and dbt's closing count; not its
+    skip lines nor its errors' full text (the SQL Spark echoes): `failures` says those at the
+    user's line, after the build."""
+
+    write: Callable[[str], None] = print
+    lines: list[str] = field(default_factory=list)
+
+    def __call__(self, event) -> None:
+        name, level = event.info.name, event.info.level
+        if name in BUILD_LINES or (level == "warn" and name not in BUILD_HIDDEN):
+            line = ANSI_COLOUR.sub("", event.info.msg) if self.plain else event.info.msg
+            self.lines.append(line)
+            self.write(line)
+
+    @property
+    def plain(self) -> bool:
+        return not sys.stdout.isatty()
+
+
+# dbt's console lines `lakehouse dev build` shows: what was found, one line per node run, the
+# count at the end; the skip lines and the errors' full text are summarised after the build.
+BUILD_LINES = {
+    "FoundStats",
+    "ConcurrencyLine",
+    "NothingToDo",
+    "LogModelResult",
+    "LogTestResult",
+    "LogSeedResult",
+    "LogSnapshotResult",
+    "LogNodeResult",
+    "LogNodeNoOpResult",
+    "LogFunctionResult",
+    "LogBatchResult",
+    "LogHookEndLine",
+    "StatsLine",
+}
+BUILD_HIDDEN = {"LogSkipBecauseError", "RunResultFailure", "RunResultError"}
+ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def operation_error(text: str) -> str:
