@@ -92,9 +92,10 @@ test-metastore: $(INSTALLED)
 
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
 ## operations package by path, a project with no file_format built twice, cloned, inspected;
-## and delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder.
+## delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder;
+## and the `lakehouse` command's first run in a new home (quiet output, a copied home refused).
 test-dist: $(INSTALLED)
-	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution
+	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution python_tests/integration/test_cli.py
 
 ## delta_ops' integration tests, from their folder on its own profile (state under its target/):
 ## one `dbt build` (the time-travel macros' models compared with seeds of expected rows), every

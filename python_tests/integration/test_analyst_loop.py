@@ -2,8 +2,9 @@
 (`thrift`): production is the session's shop (built batch by batch) or the shop built through
 the session's endpoint, its state that build's manifest; a development schema of shallow
 clones; a model's SQL edited; a slim build of what changed; a keyed diff reporting exactly the
-rows and columns the edit changes (checked against a recompute); the development schema dropped
-and production untouched.
+rows and columns the edit changes (checked against a recompute); a second edit with a syntax
+error reported at the line of the model's file; the development schema dropped and production
+untouched.
 
 The loop runs through the `lakehouse dev` commands on a copy of the project (the edit must not
 touch the repository), in a throw-away development schema.
@@ -67,7 +68,39 @@ def diff_result(loop: DevLoop, model: str) -> dict:
     return json.loads(line.removeprefix("diff_relations result: "))
 
 
-def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
+# A syntax error in the edited model: one parenthesis too many on one line of fct_orders.
+SYNTAX_BEFORE = "cast(orders.ordered_at as date) as order_date,"
+SYNTAX_AFTER = "cast(orders.ordered_at as date)) as order_date,"
+
+
+def check_syntax_error_is_reported_at_the_edited_line(project: Path, dev: str, capsys) -> None:
+    """`lakehouse dev build` after an edit that breaks fct_orders' SQL: the unit test built on
+    fct_orders runs first and hits the error in the model's SQL; the message names the model's
+    file and the edited line (not the unit test, not a line of the compiled SQL), does not
+    repeat the compiled SQL, and summarises the skipped nodes in one line."""
+    edited = project / EDITED_MODEL
+    lines = edited.read_text().splitlines()
+    [line] = [n for n, text in enumerate(lines, 1) if SYNTAX_BEFORE in text]
+    edited.write_text(edited.read_text().replace(SYNTAX_BEFORE, SYNTAX_AFTER))
+    capsys.readouterr()
+    assert lakehouse(["--project-dir", str(project), "dev", "build"]) == 2
+    out, err = capsys.readouterr()
+    said = out + err
+    assert f"error: dbt build in {dev} failed:\n{EDITED_MODEL} line {line}: " in err, said
+    assert "PARSE_SYNTAX_ERROR" in err, said
+    assert f"    {line} | " in err and SYNTAX_AFTER in err, said
+    assert "(found by unit test fct_orders_sums_lines_and_keeps_orders_without_lines" in err
+    assert "check the data types" not in said
+    # no compiled SQL: not Spark's echo of it, not the unit test's inputs, not a CREATE
+    for compiled in ("== SQL", "^^^", "__dbt__cte__", "dbt_internal_unit_test", "create or"):
+        assert compiled not in said, (compiled, said)
+    assert "skipped None" not in said and "SKIP relation" not in said
+    [skipped] = [text for text in err.splitlines() if " skipped: " in text]
+    assert skipped.split()[1:3] == ["nodes", "skipped:"] and "fct_orders" in skipped, skipped
+    assert len(said.splitlines()) <= 20, said
+
+
+def run_loop(spark, project: Path, prod: str, dev: str, state: Path, capsys) -> None:
     """Everything after production's build, the same on every target."""
     prod_before = versions(spark, prod)
     tables = built_tables(state)
@@ -126,6 +159,9 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
     assert lakehouse([*diff, "fct_orders", "--fail-on-diff"]) == 1
     assert lakehouse([*diff, "int_orders_deduplicated", "--fail-on-diff"]) == 0
 
+    # A syntax error in the next edit is reported at the line of the model's file.
+    check_syntax_error_is_reported_at_the_edited_line(project, dev, capsys)
+
     # Dropping: a dry run first (nothing dropped), then for real; production untouched.
     assert lakehouse(["--project-dir", str(project), "dev", "drop"]) == 0
     assert versions(spark, dev).keys() == tables
@@ -142,7 +178,7 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path) -> None:
         pytest.param("endpoint_shop", id="endpoint", marks=pytest.mark.endpoint),
     ],
 )
-def test_loop(production, request, tmp_path):
+def test_loop(production, request, tmp_path, capsys):
     """Production is the session's shop on the embedded target, or the shop built through
     the session's endpoint with plain dbt (`thrift`); its state is that build's manifest."""
     prod: BuiltShop = request.getfixturevalue(production)
@@ -161,50 +197,5 @@ def test_loop(production, request, tmp_path):
             prod.project.schema,
             loop_env["LAKEHOUSE_DEV_SCHEMA"],
             prod.state_dir,
+            capsys,
         )
-
-
-# A syntax error in the edited model: one parenthesis too many on one line of fct_orders.
-SYNTAX_BEFORE = "cast(orders.ordered_at as date) as order_date,"
-SYNTAX_AFTER = "cast(orders.ordered_at as date)) as order_date,"
-
-
-def test_a_syntax_error_is_reported_at_the_edited_line_of_the_model(shop, tmp_path, capsys):
-    """`lakehouse dev build` after an edit that breaks fct_orders' SQL: the unit test built on
-    fct_orders runs first and hits the error in the model's SQL; the message names the model's
-    file and the edited line (not the unit test, not a line of the compiled SQL), does not
-    repeat the compiled SQL, and summarises the skipped nodes in one line."""
-    project = copy_project(tmp_path / "project")
-    dev = unique_schema("dev_syntax")
-    loop_env = {
-        "LAKEHOUSE_SCHEMA": shop.project.schema,
-        "LAKEHOUSE_BRONZE_SCHEMA": shop.project.bronze_schema,
-        "LAKEHOUSE_DEV_SCHEMA": dev,
-        "LAKEHOUSE_PROD_STATE": str(shop.state_dir),
-    }
-    edited = project / EDITED_MODEL
-    lines = edited.read_text().splitlines()
-    [line] = [n for n, text in enumerate(lines, 1) if SYNTAX_BEFORE in text]
-    command = ["--project-dir", str(project), "dev"]
-    with environment(loop_env):
-        assert lakehouse([*command, "clone"]) == 0
-        edited.write_text(edited.read_text().replace(SYNTAX_BEFORE, SYNTAX_AFTER))
-        capsys.readouterr()
-        try:
-            assert lakehouse([*command, "build"]) == 2
-            out, err = capsys.readouterr()
-        finally:
-            assert lakehouse([*command, "drop", "--yes"]) == 0
-    said = out + err
-    assert f"error: dbt build in {dev} failed:\n{EDITED_MODEL} line {line}: " in err, said
-    assert "PARSE_SYNTAX_ERROR" in err, said
-    assert f"    {line} | " in err and SYNTAX_AFTER in err, said
-    assert "(found by unit test fct_orders_sums_lines_and_keeps_orders_without_lines" in err
-    assert "check the data types" not in said
-    # no compiled SQL: not Spark's echo of it, not the unit test's inputs, not a CREATE
-    for compiled in ("== SQL", "^^^", "__dbt__cte__", "dbt_internal_unit_test", "create or"):
-        assert compiled not in said, (compiled, said)
-    assert "skipped None" not in said and "SKIP relation" not in said
-    [skipped] = [text for text in err.splitlines() if " skipped: " in text]
-    assert skipped.split()[1:3] == ["nodes", "skipped:"] and "fct_orders" in skipped, skipped
-    assert len(said.splitlines()) <= 20, said

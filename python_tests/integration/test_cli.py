@@ -63,6 +63,7 @@ def test_dbt_build_explains_missing_jars(unresolvable_env):
     assert "at org.apache.spark" not in result.stdout + result.stderr
 
 
+@pytest.mark.distribution  # make test-dist: what a new user's first command shows
 def test_lakehouse_run_output_is_quiet(delta_spark, tmp_path):
     env = {
         **os.environ,
@@ -86,6 +87,7 @@ def test_lakehouse_run_output_is_quiet(delta_spark, tmp_path):
     assert jvm_noise == []
 
 
+@pytest.mark.distribution  # make test-dist: a new user's copied home
 def test_a_copied_home_is_refused_and_the_original_left_alone(delta_spark, tmp_path):
     """`cp -a` of a built home keeps the metastore's absolute table locations: a session on the
     copy must refuse to start (the CLI and dbt alike), naming both places, and write nothing."""
