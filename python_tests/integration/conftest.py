@@ -121,12 +121,13 @@ def dbt_project(delta_spark, tmp_path_factory) -> DbtProject:
 
 @dataclass
 class BuiltShop:
-    """The shop built once for the session, batch by batch as production runs it: batch 0
-    with `dbt build` (tests included), then change batches 1 and 2 merged in (tests left out);
-    the silver tables OPTIMIZEd after the builds of OPTIMIZED_BATCHES only
-    (`optimize_silver_after_build`; the last build runs without vars, as a development build
-    does, so its manifest is production's state for the analyst's loop: `state_dir`).
-    Tests that read it must leave it as they found it (rows and tables)."""
+    """The shop built once for the session, batch by batch as production runs it, with dbt's
+    threads (SHOP_THREADS): batch 0 and the last change batch with `dbt build` (tests
+    included), the change batches between merged in without tests; the silver tables
+    OPTIMIZEd after the builds of OPTIMIZED_BATCHES only (`optimize_silver_after_build`; the
+    last build runs without vars, as a development build does, so its manifest is
+    production's state for the analyst's loop: `state_dir`). Tests that read it must leave it
+    as they found it (rows and tables)."""
 
     project: DbtProject
     builds: list  # the dbtRunnerResult of each batch's build, batch 0 first
@@ -145,6 +146,7 @@ def keep_state(project: DbtProject) -> Path:
 
 SHOP_BATCHES = (0, 1, 2)
 OPTIMIZED_BATCHES = (0, 1)
+SHOP_THREADS = "4"  # the threads of a production build (the thrift target's default)
 WITHOUT_TESTS = ("--exclude", "resource_type:test", "resource_type:unit_test")
 
 
@@ -160,7 +162,8 @@ def shop(delta_spark, tmp_path_factory) -> BuiltShop:
     for batch in SHOP_BATCHES:
         project.load_bronze(through=batch)
         optimize = ["--vars", "{optimize_silver_after_build: true}"] * (batch in OPTIMIZED_BATCHES)
-        builds.append(project.dbt("build", *optimize, *(WITHOUT_TESTS if batch else ())))
+        tests = () if batch in (SHOP_BATCHES[0], SHOP_BATCHES[-1]) else WITHOUT_TESTS
+        builds.append(project.dbt("build", "--threads", SHOP_THREADS, *optimize, *tests))
     return BuiltShop(project, builds, keep_state(project))
 
 
@@ -168,12 +171,13 @@ def shop(delta_spark, tmp_path_factory) -> BuiltShop:
 def endpoint_shop(tmp_path_factory) -> Iterator[BuiltShop]:
     """The project's own endpoint (`lakehouse endpoint start`, its own LAKEHOUSE_HOME and
     ports: its Derby metastore admits one process), one for the session, and the shop's
-    batch 0 built through it on the `thrift` target (Python models over Spark Connect).
+    batch 0 built through it on the `thrift` target with dbt's threads (SHOP_THREADS; Python
+    models over Spark Connect).
     `project.spark` is the endpoint's Spark Connect session; run dbt inside
     `environment(shop.env)`."""
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-    with running_test_endpoint(endpoint_env(tmp_path_factory, memory="1g"), timeout=300) as ep:
+    with running_test_endpoint(endpoint_env(tmp_path_factory), timeout=300) as ep:
         session = ConnectSession.builder.remote(ep.connect_url).create()
         try:
             project = DbtProject(
@@ -187,7 +191,7 @@ def endpoint_shop(tmp_path_factory) -> Iterator[BuiltShop]:
                 "LAKEHOUSE_TARGET": "thrift",
                 "LAKEHOUSE_THRIFT_PORT": str(ep.thrift_port),
                 "LAKEHOUSE_SPARK_CONNECT_URL": ep.connect_url,
-                "LAKEHOUSE_THREADS": "1",
+                "LAKEHOUSE_THREADS": SHOP_THREADS,
             }
             with environment(env):
                 project.load_bronze(through=0)

@@ -9,6 +9,7 @@ from python_tests.conftest import unique_schema
 from python_tests.integration.conftest import (
     OPTIMIZED_BATCHES,
     SHOP_BATCHES,
+    SHOP_THREADS,
     WITHOUT_TESTS,
     DbtProject,
 )
@@ -43,7 +44,7 @@ def two_projects(shop, tmp_path_factory):
         work_dir=tmp_path_factory.mktemp("at_once"),
     )
     all_at_once.load_bronze(through=SHOP_BATCHES[-1])
-    all_at_once.dbt("build", *WITHOUT_TESTS)
+    all_at_once.dbt("build", "--threads", SHOP_THREADS, *WITHOUT_TESTS)
     return shop.project, all_at_once
 
 
