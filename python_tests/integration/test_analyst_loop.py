@@ -13,13 +13,16 @@ touch the repository), in a throw-away development schema.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lakehouse.cli import main as lakehouse
 from lakehouse.dbt_runner import copy_project, environment
-from lakehouse.dev import DevLoop, footprint
+from lakehouse.dev import DevLoop, OperationLog, footprint
 from python_tests.conftest import unique_schema
 from python_tests.integration.conftest import BuiltShop
 
@@ -56,16 +59,16 @@ def built_tables(state: Path) -> set[str]:
 
 def diff_result(loop: DevLoop, model: str) -> dict:
     """The summary diff_relations returns, from the JSON line it logs for scripts."""
-    logged: list[str] = []
-
-    def collect(event) -> None:
-        if event.info.name in ("JinjaLogInfo", "JinjaLogDebug"):
-            logged.append(event.info.msg)
-
-    result = loop.diff(model, callbacks=[collect])
+    said = OperationLog()
+    result = loop.diff(model, callbacks=[said])
     assert result.success, result.exception
-    [line] = [m for m in logged if m.startswith("diff_relations result: ")]
-    return json.loads(line.removeprefix("diff_relations result: "))
+    summary = said.diff_result()
+    assert summary is not None, said.lines()
+    return summary
+
+
+# A model the analyst adds (its diff: production has no such relation).
+NEW_MODEL = "models/marts/fct_order_sizes.sql"
 
 
 # A syntax error in the edited model: one parenthesis too many on one line of fct_orders.
@@ -100,8 +103,12 @@ def check_syntax_error_is_reported_at_the_edited_line(project: Path, dev: str, c
     assert len(said.splitlines()) <= 20, said
 
 
-def run_loop(spark, project: Path, prod: str, dev: str, state: Path, capsys) -> None:
-    """Everything after production's build, the same on every target."""
+def run_loop(
+    spark, project: Path, prod: str, dev: str, state: Path, capsys, cli_env: dict | None = None
+) -> None:
+    """Everything after production's build, the same on every target; with `cli_env` (the
+    endpoint's home and ports, no LAKEHOUSE_TARGET) one step runs as a `lakehouse` process of
+    its own, which must find and use the running endpoint."""
     prod_before = versions(spark, prod)
     tables = built_tables(state)
     assert {"fct_orders", "fct_customer_revenue", "order_statuses"} <= tables
@@ -126,7 +133,8 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path, capsys) -> 
     assert BEFORE in edited.read_text()
     edited.write_text(edited.read_text().replace(BEFORE, AFTER))
     assert lakehouse(["--project-dir", str(project), "dev", "build"]) == 0
-    built = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    run_results = DevLoop(project, prod, dev, state).target_dir(dev) / "run_results.json"
+    built = json.loads(run_results.read_text())["results"]
     models = {r["unique_id"].split(".")[-1] for r in built if r["unique_id"].startswith("model.")}
     assert models == {
         "fct_orders",
@@ -156,15 +164,39 @@ def run_loop(spark, project: Path, prod: str, dev: str, state: Path, capsys) -> 
     assert {s["key"]["order_id"] for s in summary["samples"]["changed"]} <= expected
     # ... and fails CI when asked to; an unedited model does not differ.
     diff = ["--project-dir", str(project), "dev", "diff"]
-    assert lakehouse([*diff, "fct_orders", "--fail-on-diff"]) == 1
+    if cli_env is None:
+        assert lakehouse([*diff, "fct_orders", "--fail-on-diff"]) == 1
+    else:  # as the analyst types it: a process of its own finds the running endpoint itself
+        done = subprocess.run(
+            [sys.executable, "-m", "lakehouse.cli", *diff, "fct_orders", "--fail-on-diff"],
+            env=cli_env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "warm engine" not in done.stderr, done.stderr
+        assert f"0 removed, 0 added, {len(expected)} changed" in done.stdout, done.stdout
     assert lakehouse([*diff, "int_orders_deduplicated", "--fail-on-diff"]) == 0
+
+    # A new model, not in production: built in the development schema, its diff summarises it.
+    (project / NEW_MODEL).write_text("select order_id, line_count from {{ ref('fct_orders') }}\n")
+    assert lakehouse(["--project-dir", str(project), "dev", "build", "-s", "fct_order_sizes"]) == 0
+    capsys.readouterr()
+    assert lakehouse([*diff, "fct_order_sizes", "--key", "order_id"]) == 0
+    said = capsys.readouterr().out
+    assert (
+        f"data differs: a ({prod}.fct_order_sizes) does not exist; b ({dev}.fct_order_sizes) "
+        f"is new: {rows} rows, 2 columns, key (order_id) unique"
+    ) in said, said
 
     # A syntax error in the next edit is reported at the line of the model's file.
     check_syntax_error_is_reported_at_the_edited_line(project, dev, capsys)
 
     # Dropping: a dry run first (nothing dropped), then for real; production untouched.
     assert lakehouse(["--project-dir", str(project), "dev", "drop"]) == 0
-    assert versions(spark, dev).keys() == tables
+    assert versions(spark, dev).keys() == tables | {"fct_order_sizes"}
+    # The dry run ran in production's schema; the next step in yours keeps dbt's parse.
+    events: list[str] = []
+    loop.diff("int_orders_deduplicated", callbacks=[lambda event: events.append(event.info.name)])
+    assert "PartialParsingEnabled" in events and "UnableToPartialParse" not in events, events
     assert lakehouse(["--project-dir", str(project), "dev", "drop", "--yes"]) == 0
     assert dev not in {d.name for d in spark.catalog.listDatabases()}
     assert versions(spark, prod) == prod_before
@@ -190,6 +222,17 @@ def test_loop(production, request, tmp_path, capsys):
         "LAKEHOUSE_DEV_SCHEMA": unique_schema("dev"),
         "LAKEHOUSE_PROD_STATE": str(prod.state_dir),
     }
+    cli_env = None
+    if prod.endpoint is not None:
+        ep = prod.endpoint
+        cli_env = {
+            **os.environ,
+            **loop_env,
+            "LAKEHOUSE_HOME": str(ep.session.home),
+            "LAKEHOUSE_THRIFT_PORT": str(ep.thrift_port),
+            "LAKEHOUSE_SPARK_CONNECT_PORT": str(ep.connect_port),
+        }
+        cli_env.pop("LAKEHOUSE_TARGET")
     with environment(loop_env):
         run_loop(
             prod.project.spark,
@@ -198,4 +241,5 @@ def test_loop(production, request, tmp_path, capsys):
             loop_env["LAKEHOUSE_DEV_SCHEMA"],
             prod.state_dir,
             capsys,
+            cli_env,
         )

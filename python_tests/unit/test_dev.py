@@ -166,3 +166,18 @@ def test_the_build_shows_dbts_node_lines_but_not_its_skips_nor_errors_full_text(
         "a model's warning",
         "Done. PASS=0 WARN=0 ERROR=1 SKIP=2 NO-OP=0 TOTAL=3",
     ]
+
+
+def test_each_schema_and_target_keeps_its_own_dbt_target_folder(tmp_path):
+    """dbt re-parses the whole project when the profile's schema or target changed since its
+    last parse: the drop (production's schema) must not cost the next step a parse."""
+    loop = DevLoop(tmp_path, "lakehouse", "dev_ann", tmp_path / "state")
+    with environment({"LAKEHOUSE_TARGET": "thrift"}):
+        folders = {loop.target_dir("dev_ann"), loop.target_dir("lakehouse")}
+    with environment({"LAKEHOUSE_TARGET": ""}):
+        folders.add(loop.target_dir("dev_ann"))
+    assert folders == {
+        tmp_path / "target" / "thrift_dev_ann",
+        tmp_path / "target" / "thrift_lakehouse",
+        tmp_path / "target" / "local_dev_ann",
+    }

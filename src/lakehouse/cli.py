@@ -18,7 +18,7 @@ from dbt.adapters.sparkdelta.session import (
     SessionHomeMismatch,
     get_or_create_session,
 )
-from lakehouse.dbt_runner import DbtRunner
+from lakehouse.dbt_runner import DbtRunner, environment
 from lakehouse.settings import prod_state_dir, profile_output, session_settings
 from lakehouse.shop.bronze import DEFAULT_BRONZE_SCHEMA, load_batches
 from lakehouse.shop.generator import ShopGenerator
@@ -286,12 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     load = commands.add_parser("load", help="append generated batches 0..N to bronze")
     load.add_argument("--through", type=int, default=0, help="last batch to load")
-    load.set_defaults(func=cmd_load)
+    load.set_defaults(func=cmd_load, engine="reuse")
 
     run = commands.add_parser(
         "run", help="load batch 0, `dbt build`, load batch 1, `dbt build`, show a summary"
     )
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, engine="reuse")
 
     dev = commands.add_parser(
         "dev",
@@ -334,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     drop = steps.add_parser("drop", help="drop it (a dry run unless --yes)")
     drop.add_argument("--yes", action="store_true", help="really drop it")
-    dev.set_defaults(func=cmd_dev)
+    dev.set_defaults(func=cmd_dev, engine="start")
 
     inspect = commands.add_parser("inspect", help="report a Delta table's transaction log")
     inspect.add_argument("table", help="a table path (no Spark needed) or a schema.table name")
@@ -375,11 +375,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _on_engine(args: argparse.Namespace) -> int:
+    """The command on its Spark (`lakehouse.engine`): `engine` is "start" for the loop's
+    steps (the warm endpoint, started on first use), "reuse" for commands that use a running
+    endpoint but start none; other commands choose nothing."""
+    from lakehouse.engine import engine_env
+    from lakehouse.processes import ProcessError
+
+    if not getattr(args, "engine", None):
+        return args.func(args)
+    try:
+        env = engine_env(_project_dir(args), start=args.engine == "start")
+    except ProcessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with environment(env):
+        return args.func(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        return _on_engine(args)
     except DeltaRuntimeUnavailable as exc:
         # the adapter names Spark's settings; this project sets them through its environment
         hint = "In this project: LAKEHOUSE_MAVEN_REPOSITORIES, LAKEHOUSE_IVY_SETTINGS."

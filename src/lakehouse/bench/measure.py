@@ -115,7 +115,9 @@ def machine_info(spark) -> dict:
     versions = {"Python": platform.python_version()}
     for package in ("pyspark", "delta-spark", "dbt-core", "dbt-spark"):
         versions[package] = metadata.version(package)
-    versions["Java"] = spark._jvm.java.lang.System.getProperty("java.version")
+    # SQL, not the JVM gateway: the same on a Spark Connect session
+    java = "select java_method('java.lang.System', 'getProperty', 'java.version') as v"
+    versions["Java"] = spark.sql(java).collect()[0].v
     return {
         "cpu_model": cpu_model,
         "cores": os.cpu_count(),
