@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from dbt.adapters.sparkdelta.session import (
     DeltaRuntimeUnavailable,
+    MetastoreInUse,
     MetastoreUnavailable,
     SessionHomeMismatch,
     get_or_create_session,
@@ -401,7 +402,13 @@ def main(argv: list[str] | None = None) -> int:
     except DeltaRuntimeUnavailable as exc:
         # the adapter names Spark's settings; this project sets them through its environment
         hint = "In this project: LAKEHOUSE_MAVEN_REPOSITORIES, LAKEHOUSE_IVY_SETTINGS."
-        if isinstance(exc, MetastoreUnavailable):
+        if isinstance(exc, MetastoreInUse):
+            hint = (
+                "In this project: this home's endpoint holds it while it runs; leave "
+                "LAKEHOUSE_TARGET unset (or set it to thrift) to use it, or `lakehouse "
+                "endpoint stop`."
+            )
+        elif isinstance(exc, MetastoreUnavailable):
             hint = (
                 "In this project: LAKEHOUSE_METASTORE_URL (empty: embedded Derby), "
                 "LAKEHOUSE_METASTORE_USER, LAKEHOUSE_METASTORE_PASSWORD, "

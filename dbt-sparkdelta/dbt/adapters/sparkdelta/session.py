@@ -15,6 +15,7 @@ all of those: the one place for a cluster's executors, memory and connectors).
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import logging
 import os
@@ -42,6 +43,32 @@ class DeltaRuntimeUnavailable(RuntimeError):
 
 class MetastoreUnavailable(DeltaRuntimeUnavailable):
     """A metastore database given by its JDBC URL cannot be used (driver, network, schema)."""
+
+
+class MetastoreInUse(MetastoreUnavailable):
+    """The session home's embedded Derby metastore is booted by another process."""
+
+
+def check_embedded_metastore_free(metastore_dir: Path) -> None:
+    """Embedded Derby admits one process: while one runs it holds an exclusive lock on
+    `dbex.lck` (released when that process ends, however it ends). Without this check a second
+    process fails deep in Hive ("Unable to instantiate SessionHiveMetaStoreClient")."""
+    lock_file = metastore_dir / "dbex.lck"
+    try:
+        handle = open(lock_file, "rb+")
+    except FileNotFoundError:
+        return
+    with handle:
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise MetastoreInUse(
+                f"The embedded metastore in {metastore_dir} is in use by another Spark "
+                "process (a Thrift/Connect endpoint or another session on the same session "
+                "home); it admits one process. Use that process (its thrift or Spark Connect "
+                "target), stop it, or give this session another session_home."
+            ) from None
+        fcntl.lockf(handle, fcntl.LOCK_UN)
 
 
 class SessionHomeMismatch(RuntimeError):
@@ -325,6 +352,8 @@ def _launch(settings: SessionSettings) -> SparkSession:
     metastore_url = external_metastore_url(values)
     if metastore_url:
         check_class_path(values)
+    else:
+        check_embedded_metastore_free(settings.metastore_dir)
     conf = SparkConf(loadDefaults=False).setAll(list(values.items()))
     # Passwords stay off the JVM's command line (which any local user can read): the JVM gets
     # them over the gateway, with the rest of `conf`, when the SparkContext is created.

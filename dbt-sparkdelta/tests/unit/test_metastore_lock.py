@@ -1,0 +1,46 @@
+"""The embedded Derby metastore admits one process: a session refused before its JVM starts
+when another process has it booted (Derby's exclusive lock on dbex.lck), with one message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from dbt.adapters.sparkdelta.session import MetastoreInUse, check_embedded_metastore_free
+
+HOLD_LOCK = """
+import fcntl, sys, time
+handle = open(sys.argv[1], "rb+")
+fcntl.lockf(handle, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_metastore_booted_by_another_process_is_refused_with_what_to_do(tmp_path):
+    (tmp_path / "dbex.lck").write_bytes(b"")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(MetastoreInUse) as refused:
+            check_embedded_metastore_free(tmp_path)
+        message = str(refused.value)
+        assert str(tmp_path) in message and "another Spark process" in message
+        assert "session_home" in message
+    finally:
+        holder.kill()
+        holder.wait()
+    # the lock goes with the process that held it
+    check_embedded_metastore_free(tmp_path)
+
+
+def test_a_new_or_released_metastore_is_free(tmp_path):
+    check_embedded_metastore_free(tmp_path)  # never booted: no lock file
+    (tmp_path / "dbex.lck").write_bytes(b"")
+    check_embedded_metastore_free(tmp_path)  # left by a process that ended
