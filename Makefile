@@ -163,8 +163,9 @@ bench-smoke: $(INSTALLED)
 	LAKEHOUSE_BENCH_SCALES=20000 LAKEHOUSE_BENCH_LARGE_SCALES= LAKEHOUSE_BENCH_REPEATS=1 \
 		LAKEHOUSE_BENCH_OUT=$$(mktemp -d) $(BIN)/python -m lakehouse.bench.run > /dev/null
 
-## The analyst's loop (docs/analyst.md) timed at the default scale, and a 1M-row diff against a
-## full scan of both sides: docs/bench/analyst.md. Wants the machine to itself, as `bench` does.
+## The analyst's loop (docs/analyst.md) timed as typed, each `lakehouse dev` command a process of its
+## own on the warm engine, and a 1M-row diff against a full scan of both sides:
+## docs/bench/analyst.md. Wants the machine to itself, as `bench` does.
 bench-analyst: $(INSTALLED)
 	$(BIN)/python -m lakehouse.bench.analyst
 

@@ -311,3 +311,28 @@ def test_statement_counter_attributes_statements_to_the_running_node():
 )
 def test_statement_kind(sql, kind):
     assert statement_kind(sql) == kind
+
+
+def test_the_analyst_report_judges_each_target_on_the_typed_commands():
+    from lakehouse.bench import analyst
+
+    steps = {
+        "production: lakehouse run (2 batches, embedded)": 150.0,
+        "lakehouse dev clone": 12.0,
+        "lakehouse dev build (after editing fct_orders)": 14.0,
+        "lakehouse dev diff fct_orders": 4.0,
+    }
+    page = analyst.render(
+        {
+            "finished_at": "2026-11-27 03:00 UTC",
+            "machine": "test machine",
+            "loop": {"steps": steps, "tables": 20, "data_bytes": 0, "log_bytes": 2048,
+                     "rows": 1011},
+            "diff": {"diff_s": 6.0, "query_s": 1.5, "floor_s": 0.5},
+        }
+    )  # fmt: skip
+    assert "| clone <= 10 s | 12.0 s | no |" in page
+    assert "| build <= 15 s | 14.0 s | yes |" in page
+    assert "| diff <= 5 s | 4.0 s | yes |" in page
+    assert "| diff of 1M rows <= 2x a full scan of both sides (its queries) | 3.00x | no |" in page
+    assert "| lakehouse dev clone | 12.0 |" in page and "wrote 0 B of data files" in page

@@ -346,3 +346,14 @@ def test_a_unit_test_run_alone_finds_its_model_in_the_manifest(tmp_path):
     )
     assert failures(result, manifest).startswith(f"{MODEL_PATH} line {BROKEN_LINE + 1}:")
     assert failures(result).startswith("unit test fct_orders_sums")  # no manifest: the unit test
+
+
+def test_the_thrift_servers_java_wrapping_is_dropped():
+    over_thrift = (
+        "Runtime Error\n  org.apache.hive.service.cli.HiveSQLException: Error running query: "
+        "[PARSE_SYNTAX_ERROR] org.apache.spark.sql.catalyst.parser.ParseException: "
+        "[PARSE_SYNTAX_ERROR] Syntax error at or near 'as'. SQLSTATE: 42601 (line 54, pos 42)"
+    )
+    assert short_message(over_thrift) == (
+        "[PARSE_SYNTAX_ERROR] Syntax error at or near 'as'. SQLSTATE: 42601"
+    )

@@ -37,6 +37,12 @@ UNIT_TEST_HINT = re.compile(
 )
 JINJA_LINE = re.compile(r"^\s*line (\d+)\s*$", re.M)
 MAX_MESSAGE = 1000
+# "org.apache.hive.service.cli.HiveSQLException: Error running query: " and the like.
+THRIFT_WRAPPING = re.compile(
+    r"(?:\b(?:[a-z_][a-z0-9_]*\.)+[A-Z]\w*(?:Exception|Error): )|(?:\bError running query: )"
+)
+# "[PARSE_SYNTAX_ERROR] [PARSE_SYNTAX_ERROR] Syntax error": Spark's class said twice
+REPEATED_CLASS = re.compile(r"(\[[A-Z_.]+\]) \1")
 
 
 @dataclass(frozen=True)
@@ -214,7 +220,10 @@ def short_message(message: str) -> str:
     text = re.split(r"(?<=pos \d);", text, maxsplit=1)[0]
     for pattern in (PARSE_POSITION, ANALYSIS_POSITION):
         text = pattern.sub("", text)
+    # the Thrift server wraps Spark's message in Java exception names, which say nothing
+    text = THRIFT_WRAPPING.sub("", text)
     text = " ".join(text.split())
+    text = REPEATED_CLASS.sub(r"\1", text)
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
