@@ -56,9 +56,10 @@ def engine_env(project_dir: Path, start: bool) -> dict[str, str]:
             "stops it) ...",
             file=sys.stderr,
         )
-        endpoint.start(settings)
+        print(f"endpoint {endpoint.start(settings)}", file=sys.stderr)
     return {
         "LAKEHOUSE_TARGET": THRIFT,
+        "LAKEHOUSE_THRIFT_HOST": settings.client_host,
         "LAKEHOUSE_THRIFT_PORT": str(settings.thrift_port),
         "LAKEHOUSE_SPARK_CONNECT_URL": settings.connect_url,
     }
