@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlparse
 from dbt.cli.main import dbtRunnerResult
 
 from lakehouse.dbt_runner import DbtRunner, failures
+from lakehouse.delta.audit import delta_tables
 from lakehouse.settings import PROJECT_DIR, prod_state_dir
 
 
@@ -285,21 +286,14 @@ def cli_wording(message: str) -> str:
 
 
 def footprint(spark, schema: str) -> Footprint:
-    """Bytes under each Delta table's own location in `schema`: data files vs. Delta log.
-    One SHOW TABLE EXTENDED gives every table's provider and location from the metastore
-    (a DESCRIBE DETAIL per table would load each fresh clone's log: seconds)."""
-    data = log = tables = 0
+    """Bytes under each Delta table's own location in `schema`: data files vs. Delta log."""
+    data = log = 0
     unmeasured = []
-    for row in spark.sql(f"show table extended in `{schema}` like '*'").collect():
-        if row.isTemporary:
-            continue
-        info = dict(line.split(": ", 1) for line in row.information.splitlines() if ": " in line)
-        if info.get("Type") == "VIEW" or info.get("Provider", "").lower() != "delta":
-            continue
-        tables += 1
-        location = urlparse(info["Location"])
+    tables = delta_tables(spark, schema)
+    for name, uri in tables.items():
+        location = urlparse(uri)
         if location.scheme not in ("", "file"):
-            unmeasured.append(row.tableName)
+            unmeasured.append(name)
             continue
         for path in Path(unquote(location.path)).rglob("*"):
             if path.is_file():
@@ -307,7 +301,7 @@ def footprint(spark, schema: str) -> Footprint:
                     log += path.stat().st_size
                 else:
                     data += path.stat().st_size
-    return Footprint(tables, data, log, tuple(unmeasured))
+    return Footprint(len(tables), data, log, tuple(unmeasured))
 
 
 def human_bytes(count: int) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,9 @@ from pathlib import Path
 
 from lakehouse.bench.measure import log, machine_info, seconds_of
 from lakehouse.dbt_runner import copy_project
+from lakehouse.delta.audit import delta_tables
 from lakehouse.dev import RESULT_PREFIX, footprint, human_bytes
+from lakehouse.processes import free_port
 from lakehouse.settings import PROJECT_DIR
 
 REPORT = PROJECT_DIR / "docs" / "bench" / "analyst.md"
@@ -48,12 +49,6 @@ TARGETS = {  # step -> seconds aimed at
     "build": 15.0,
     "diff": 5.0,
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Cli:
@@ -115,8 +110,7 @@ def loop_steps(cli: Cli, connect) -> dict:
 def clone_floor(spark) -> float:
     """Production's Delta tables shallow-cloned by plain statements on the same engine."""
     schema = "bench_clone_floor"
-    listed = spark.sql(f"show table extended in {PROD} like '*'").collect()
-    tables = [r.tableName for r in listed if "Provider: delta" in r.information]
+    tables = list(delta_tables(spark, PROD))
     spark.sql(f"drop schema if exists {schema} cascade")
     spark.sql(f"create schema {schema}")
 
@@ -239,7 +233,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-analyst-") as tmp:
         work = Path(tmp)
-        ports = {"thrift": _free_port(), "connect": _free_port()}
+        ports = {"thrift": free_port(), "connect": free_port()}
         env = {
             **os.environ,
             "LAKEHOUSE_HOME": str(work / "home"),

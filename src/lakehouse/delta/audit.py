@@ -43,16 +43,17 @@ def table_location(spark: SparkSession, table: str) -> str:
 
 
 def delta_tables(spark: SparkSession, schema: str) -> dict[str, str]:
-    """Every Delta table of a schema (views and other formats left out): name -> location."""
+    """Every Delta table of a schema (views and other formats left out): name -> location,
+    from the metastore's entries in one SHOW TABLE EXTENDED (a DESCRIBE per table would load
+    each table's log: seconds for a schema of fresh clones)."""
     tables = {}
-    for row in spark.sql(f"show tables in {quoted(schema)}").collect():
+    for row in spark.sql(f"show table extended in {quoted(schema)} like '*'").collect():
         if row.isTemporary:
             continue
-        detail = spark.sql(f"describe table extended {quoted(schema, row.tableName)}")
-        kind = {r.col_name: r.data_type for r in detail.collect()}
-        if kind.get("Type") == "VIEW" or kind.get("Provider", "").lower() != "delta":
+        entry = dict(line.split(": ", 1) for line in row.information.splitlines() if ": " in line)
+        if entry.get("Type") == "VIEW" or entry.get("Provider", "").lower() != "delta":
             continue
-        tables[row.tableName] = table_location(spark, f"{schema}.{row.tableName}")
+        tables[row.tableName] = entry["Location"]
     return tables
 
 
