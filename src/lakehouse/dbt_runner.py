@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
@@ -78,6 +79,14 @@ def failures(result: dbtRunnerResult, manifest: Path | None = None) -> str:
         return located_error(str(result.exception))
     results = list(result.result or [])
     nodes = {r.node.unique_id: r.node for r in results if getattr(r, "node", None) is not None}
+
+    @cache
+    def manifest_nodes() -> Mapping:
+        """The manifest's nodes, read once, and only when a unit test's model did not run."""
+        if manifest is None or not manifest.is_file():
+            return {}
+        return json.loads(manifest.read_text()).get("nodes", {})
+
     failed, skipped = [], []
     for r in results:
         status, node = str(getattr(r, "status", "")), r.node
@@ -86,14 +95,14 @@ def failures(result: dbtRunnerResult, manifest: Path | None = None) -> str:
         if status == "skipped":
             skipped.append((str(node.resource_type), node.name))
             continue
-        source = _source_of(node, nodes, manifest)
+        source = _source_of(node, nodes, manifest_nodes)
         path = getattr(node, "original_file_path", None)
         message = str(r.message or "")
         failed.append(Failure(str(node.resource_type), node.name, path, message, source, status))
     return summary(failed, skipped)
 
 
-def _source_of(node, nodes: Mapping, manifest: Path | None) -> SourceFile | None:
+def _source_of(node, nodes: Mapping, manifest_nodes: Callable[[], Mapping]) -> SourceFile | None:
     """A model's own file (a unit test's: the model it tests), for locating its errors."""
     if str(node.resource_type) == "model":
         return SourceFile(node.original_file_path, node.raw_code or "", node.compiled_code)
@@ -105,10 +114,9 @@ def _source_of(node, nodes: Mapping, manifest: Path | None) -> SourceFile | None
         if unique_id in nodes:
             found = nodes[unique_id]
             return SourceFile(found.original_file_path, found.raw_code or "")
-        if manifest is not None and manifest.is_file():
-            found = json.loads(manifest.read_text()).get("nodes", {}).get(unique_id)
-            if found:
-                return SourceFile(found["original_file_path"], found.get("raw_code") or "")
+        found = manifest_nodes().get(unique_id)
+        if found:
+            return SourceFile(found["original_file_path"], found.get("raw_code") or "")
     return None
 
 
