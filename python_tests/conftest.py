@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
+from lakehouse.processes import free_port
 from lakehouse.settings import PROJECT_DIR, session_settings
 from python_tests import fault_injection
 
@@ -39,12 +39,6 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def lakehouse_home(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("lakehouse_home")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def endpoint_env(

@@ -134,7 +134,8 @@ def run_loop(
     assert BEFORE in edited.read_text()
     edited.write_text(edited.read_text().replace(BEFORE, AFTER))
     assert lakehouse(["--project-dir", str(project), "dev", "build"]) == 0
-    run_results = DevLoop(project, prod, dev, state).target_dir(dev) / "run_results.json"
+    loop = DevLoop(project, prod, dev, state)  # the CLI's loop, for its folders and the diff
+    run_results = loop.target_dir(dev) / "run_results.json"
     built = json.loads(run_results.read_text())["results"]
     models = {r["unique_id"].split(".")[-1] for r in built if r["unique_id"].startswith("model.")}
     assert models == {
@@ -154,7 +155,6 @@ def run_loop(
         ).collect()
     }
     assert expected, "the batch has no shipped order: the edit would change nothing"
-    loop = DevLoop(project, prod, dev, state)
     summary = diff_result(loop, "fct_orders")
     rows = spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n
     assert (summary["removed"], summary["added"]) == (0, 0)

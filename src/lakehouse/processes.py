@@ -36,6 +36,14 @@ def check_java() -> None:
     raise ProcessError("Java not found: install a JDK 17 or set JAVA_HOME.")
 
 
+def free_port() -> int:
+    """A port of this host no one listens on now (the system's choice), for a test or a
+    benchmark's own endpoint."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def port_taken(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
