@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -15,21 +16,21 @@ import fcntl, sys, time
 handle = open(sys.argv[1], "rb+")
 fcntl.lockf(handle, fcntl.LOCK_EX)
 print("locked", flush=True)
-time.sleep(60)
+time.sleep(float(sys.argv[2]))
 """
 
 
 def test_a_metastore_booted_by_another_process_is_refused_with_what_to_do(tmp_path):
     (tmp_path / "dbex.lck").write_bytes(b"")
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck")],
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck"), "60"],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(MetastoreInUse) as refused:
-            check_embedded_metastore_free(tmp_path)
+            check_embedded_metastore_free(tmp_path, grace_seconds=0.5)
         message = str(refused.value)
         assert str(tmp_path) in message and "another Spark process" in message
         assert "session_home" in message
@@ -44,3 +45,21 @@ def test_a_new_or_released_metastore_is_free(tmp_path):
     check_embedded_metastore_free(tmp_path)  # never booted: no lock file
     (tmp_path / "dbex.lck").write_bytes(b"")
     check_embedded_metastore_free(tmp_path)  # left by a process that ended
+
+
+def test_a_process_that_is_ending_is_waited_for(tmp_path):
+    """A command's JVM can still be shutting down when the next command starts."""
+    (tmp_path / "dbex.lck").write_bytes(b"")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck"), "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        started = time.monotonic()
+        check_embedded_metastore_free(tmp_path, grace_seconds=30)
+        assert time.monotonic() - started >= 0.8  # it waited for the holder's second
+    finally:
+        holder.kill()
+        holder.wait()

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -49,26 +50,36 @@ class MetastoreInUse(MetastoreUnavailable):
     """The session home's embedded Derby metastore is booted by another process."""
 
 
-def check_embedded_metastore_free(metastore_dir: Path) -> None:
+def check_embedded_metastore_free(metastore_dir: Path, grace_seconds: float = 15.0) -> None:
     """Embedded Derby admits one process: while one runs it holds an exclusive lock on
     `dbex.lck` (released when that process ends, however it ends). Without this check a second
-    process fails deep in Hive ("Unable to instantiate SessionHiveMetaStoreClient")."""
+    process fails deep in Hive ("Unable to instantiate SessionHiveMetaStoreClient"). A JVM
+    still shutting down after its command returned frees it within seconds: wait that long."""
     lock_file = metastore_dir / "dbex.lck"
-    try:
-        handle = open(lock_file, "rb+")
-    except FileNotFoundError:
-        return
-    with handle:
-        try:
-            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+    deadline = time.monotonic() + grace_seconds
+    while _locked_by_another_process(lock_file):
+        if time.monotonic() >= deadline:
             raise MetastoreInUse(
                 f"The embedded metastore in {metastore_dir} is in use by another Spark "
                 "process (a Thrift/Connect endpoint or another session on the same session "
                 "home); it admits one process. Use that process (its thrift or Spark Connect "
                 "target), stop it, or give this session another session_home."
-            ) from None
+            )
+        time.sleep(0.2)
+
+
+def _locked_by_another_process(lock_file: Path) -> bool:
+    try:
+        handle = open(lock_file, "rb+")
+    except FileNotFoundError:
+        return False
+    with handle:
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
         fcntl.lockf(handle, fcntl.LOCK_UN)
+    return False
 
 
 class SessionHomeMismatch(RuntimeError):
