@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.sparkdelta.session import delta_coordinates
+from dbt.adapters.sparkdelta.session import check_embedded_metastore_free, delta_coordinates
 from python_tests.conftest import PROJECT_DIR
 
 EMPTY_IVY_SETTINGS = """<ivysettings>
@@ -99,6 +99,9 @@ def test_a_copied_home_is_refused_and_the_original_left_alone(delta_spark, tmp_p
     orders_log = original / "warehouse" / "bronze.db" / "orders" / "_delta_log"
     commits = sorted(orders_log.glob("*.json"))
     assert commits
+    # The command's JVM may still be shutting down (deleting its scratch files under the home)
+    # after the command returned: copy once it has ended, as its metastore lock says.
+    check_embedded_metastore_free(original / "metastore_db", grace_seconds=60)
     subprocess.run(["cp", "-a", str(original), str(copy)], check=True)
 
     env["LAKEHOUSE_HOME"] = str(copy)
