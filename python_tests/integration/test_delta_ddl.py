@@ -4,6 +4,8 @@ commit, and drift reconciliation on later runs. Checked on the tables themselves
 from __future__ import annotations
 
 import json
+from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -317,12 +319,142 @@ class TestLayout:
         message = str(result.result[0].message)
         assert "model.scratch.both" in message and "partition_by" in message
 
-    @pytest.mark.parametrize("option", ["identity_columns", "generated_columns"])
-    def test_identity_and_generated_columns_fail_early(self, scratch_project, option):
+
+ORDERS = (
+    "select * from values (10, timestamp'2026-03-01 09:30:00', 5.0), "
+    "(11, timestamp'2026-03-02 23:59:00', 7.5) as t(order_id, ordered_at, amount)"
+)
+COMPUTED = (
+    "identity_columns={'order_sk': {}}, "
+    "generated_columns={'order_date': {'expression': 'cast(ordered_at as date)', "
+    "'data_type': 'date'}}"
+)
+
+
+class TestIdentityAndGeneratedColumns:
+    """Delta computes them: created by Delta's table builder (Spark 4.0.1 refuses them in SQL
+    DDL), filled by an INSERT of the model's own columns."""
+
+    def rows(self, p, name: str) -> list[tuple]:
+        return [
+            tuple(row)
+            for row in p.rows(
+                f"select order_sk, order_id, order_date from {p.relation(name)} order by order_sk"
+            )
+        ]
+
+    def test_table_and_incremental_models_get_values_from_delta(self, scratch_project):
         p = scratch_project
-        p.model(f"with_{option}", model_sql(f"{option}=['id']"))
-        result = p.dbt("run", "-s", f"with_{option}", expect_success=False)
-        assert option in str(result.result[0].message)
+        p.model(
+            "orders_keyed",
+            model_sql(
+                f"materialized='table', {COMPUTED}, tblproperties="
+                "{'delta.enableChangeDataFeed': 'true'}",
+                ORDERS,
+            ),
+        )
+        p.model(
+            "orders_merged",
+            model_sql(
+                f"materialized='incremental', unique_key='order_id', {COMPUTED}",
+                ORDERS + "\n{% if is_incremental() %} union all select 12, "
+                "timestamp'2026-03-03 08:00:00', 1.0 {% endif %}",
+            ),
+        )
+        p.model(
+            "orders_appended",
+            model_sql(
+                f"materialized='incremental', incremental_strategy='append', {COMPUTED}", ORDERS
+            ),
+        )
+        names = ("orders_keyed", "orders_merged", "orders_appended")
+        p.dbt("run", "-s", *names)
+        for name in names:
+            detail = p.detail(name)
+            assert {"identityColumns", "generatedColumns"} <= set(detail.tableFeatures), name
+            # Delta's values: keys from 1 up, the date derived from the timestamp
+            assert self.rows(p, name) == [(1, 10, date(2026, 3, 1)), (2, 11, date(2026, 3, 2))], (
+                name
+            )
+        assert "changeDataFeed" in p.detail("orders_keyed").tableFeatures
+        # the first commit's schema carries what Delta computes (protocol: column metadata)
+        log = Path(p.detail("orders_merged").location.removeprefix("file:")) / "_delta_log"
+        first = [json.loads(line) for line in (log / f"{0:020}.json").read_text().splitlines()]
+        schema = json.loads(next(a["metaData"] for a in first if "metaData" in a)["schemaString"])
+        metadata = {field["name"]: field["metadata"] for field in schema["fields"]}
+        assert metadata["order_sk"]["delta.identity.start"] == 1
+        assert metadata["order_sk"]["delta.identity.allowExplicitInsert"] is False
+        assert metadata["order_date"]["delta.generationExpression"] == "cast(ordered_at as date)"
+
+        p.dbt("run", "-s", *names)
+        # a rebuilt table numbers its rows afresh; an incremental model keeps its keys and
+        # Delta numbers the new rows after them
+        assert self.rows(p, "orders_keyed")[0][0] == 1
+        assert self.rows(p, "orders_merged") == [
+            (1, 10, date(2026, 3, 1)),
+            (2, 11, date(2026, 3, 2)),
+            (3, 12, date(2026, 3, 3)),
+        ]
+        keys = [row[0] for row in self.rows(p, "orders_appended")]
+        assert len(keys) == 4 and len(set(keys)) == 4 and keys[:2] == [1, 2]
+
+    def test_delta_rejects_values_that_break_the_rules(self, scratch_project):
+        p = scratch_project
+        p.model("orders_checked", model_sql(f"materialized='table', {COMPUTED}", ORDERS))
+        p.dbt("run", "-s", "orders_checked")
+        table = p.relation("orders_checked")
+        with pytest.raises(Exception, match="DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED"):
+            p.rows(
+                f"insert into {table} (order_sk, order_id, ordered_at, amount) "
+                "values (99, 13, timestamp'2026-03-04 10:00:00', 1.0)"
+            )
+        with pytest.raises(Exception, match=r"CHECK constraint Generated Column \(order_date"):
+            p.rows(
+                f"insert into {table} (order_id, ordered_at, amount, order_date) "
+                "values (13, timestamp'2026-03-04 10:00:00', 1.0, date'2020-01-01')"
+            )
+        assert p.count("orders_checked") == 2
+
+        # a rebuild whose rows Delta refuses: the builder had replaced the table, the failed
+        # INSERT puts it back (RESTORE), so readers keep the rows they had
+        wrong = ORDERS.replace("select *", "select *, date'2020-01-01' as order_date")
+        p.model("orders_checked", model_sql(f"materialized='table', {COMPUTED}", wrong))
+        result = p.dbt("run", "-s", "orders_checked", expect_success=False)
+        said = str(result.result[0].message)
+        assert "orders_checked" in said and "Generated Column (order_date" in said, said
+        assert self.rows(p, "orders_checked") == [
+            (1, 10, date(2026, 3, 1)),
+            (2, 11, date(2026, 3, 2)),
+        ]
+        assert p.history("orders_checked")[0].operation == "RESTORE"
+
+        # a new table whose first INSERT fails is not left behind empty
+        p.model("orders_never", model_sql(f"materialized='table', {COMPUTED}", wrong))
+        p.dbt("run", "-s", "orders_never", expect_success=False)
+        assert not p.rows(f"show tables in {table.rsplit('.', 1)[0]} like 'orders_never'")
+
+    @pytest.mark.parametrize(
+        ("config", "message"),
+        [
+            ("identity_columns=['order_id']", "leave it out of the model's SELECT"),
+            (
+                "generated_columns={'d': 'cast(ordered_at as date)'}",
+                "give generated_columns.d.data_type",
+            ),
+            ("identity_columns={'k': {'step': 0}}", "step cannot be 0"),
+            (
+                "materialized='incremental', incremental_strategy='insert_overwrite', "
+                "identity_columns=['k']",
+                "merge, append and delete+insert",
+            ),
+        ],
+    )
+    def test_bad_config_is_refused_naming_model_and_column(self, scratch_project, config, message):
+        p = scratch_project
+        p.model("orders_bad", model_sql(config, ORDERS))
+        result = p.dbt("run", "-s", "orders_bad", expect_success=False)
+        said = str(result.result[0].message)
+        assert "orders_bad" in said and message in said, said
 
 
 SPREAD = (

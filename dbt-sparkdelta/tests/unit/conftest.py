@@ -79,9 +79,13 @@ class FakeAdapter:
 
     def __init__(self) -> None:
         self.columns: dict[str, list[tuple[str, str]]] = {}
+        self.method = "session"
 
     def type(self) -> str:
         return "sparkdelta"
+
+    def connection_method(self) -> str:
+        return self.method
 
     delta_table_changes = staticmethod(delta_table_changes)
 

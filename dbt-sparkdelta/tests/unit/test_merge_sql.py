@@ -154,3 +154,21 @@ def test_merge_strategy_passes_the_models_config(macros, relation):
     )
     assert f"on {SRC}.`id` <=> {DEST}.`id` and (amount > 0) when matched" in sql
     assert f"{DEST}.`name` =" not in sql
+
+
+@pytest.mark.parametrize("strategy", ["append", "delete+insert"])
+def test_columns_delta_computes_are_left_out_of_an_insert(macros, relation, strategy):
+    macros.config.update(identity_columns=["order_sk"], generated_columns={"day": "x"})
+    target = [*COLUMNS, "order_sk", "day", "note"]
+    sql = macros.sql(
+        "get_incremental_strategy_sql",
+        strategy,
+        relation("analytics", "orders__dbt_tmp"),
+        relation("analytics", "orders"),
+        target,
+        [*COLUMNS, "DAY"],
+    )
+    # Delta numbers order_sk; `day` comes from the SELECT (Delta checks it); a column the
+    # SELECT lacks that Delta does not compute still fails loudly, as before
+    inserted = ", ".join(f"`{c}`" for c in [*COLUMNS, "day", "note"])
+    assert f"({inserted})" in sql and "order_sk" not in sql

@@ -125,11 +125,37 @@ def test_delete_step_of_delete_insert_deletes_matching_keys_null_safely(macros, 
         ({"clustered_by": ["a"], "buckets": 4}, "do not support bucketing"),
         ({"optimize_after_build": "yes"}, "optimize_after_build must be true or false"),
         ({"zorder_by": ["a"], "liquid_clustered_by": ["a"]}, "zorder_by cannot be combined"),
-        ({"identity_columns": ["id"]}, "`identity_columns` is not supported"),
+        (
+            {"identity_columns": ["id"], "materialized": "table", "method": "thrift"},
+            "need the embedded `session` method",
+        ),
+        ({"identity_columns": ["id"], "materialized": "seed"}, "SQL table and incremental models"),
+        (
+            {"generated_columns": {"d": "x"}, "materialized": "table", "method": "connect"},
+            "not `connect`",
+        ),
+        (
+            {"identity_columns": ["id"], "materialized": "table", "language": "python"},
+            "SQL table and incremental models",
+        ),
+        (
+            {
+                "identity_columns": ["id"],
+                "materialized": "incremental",
+                "incremental_strategy": "insert_overwrite",
+            },
+            "merge, append and delete\\+insert, not `insert_overwrite`",
+        ),
+        (
+            {"identity_columns": ["id"], "materialized": "incremental", "on_schema_change": "fail"},
+            "on_schema_change `fail`",
+        ),
     ],
 )
 def test_config_delta_cannot_honour_is_refused_naming_the_model(macros, config, message):
     macros.validate_delta_model_config()  # nothing set: nothing to refuse
+    macros.adapter.method = config.pop("method", "session")
+    macros.model["language"] = config.pop("language", "sql")
     macros.config.update(**config)
     with pytest.raises(macros.error, match=f"Model model.shop.orders: .*{message}"):
         macros.validate_delta_model_config()

@@ -4,6 +4,7 @@ change-feed protocol, and Python models on open-source Spark."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import json
 import re
 import subprocess
@@ -19,7 +20,7 @@ from dbt.adapters.spark.connections import SparkConnectionMethod
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.sparkdelta import change_feed, relation_configs, seeds
+from dbt.adapters.sparkdelta import change_feed, generated_columns, relation_configs, seeds
 from dbt.adapters.sparkdelta.connections import SparkDeltaConnectionManager
 from dbt.adapters.sparkdelta.errors import short_error_message
 from dbt.adapters.sparkdelta.python_submissions import (
@@ -65,6 +66,12 @@ def _change_feed_errors() -> Iterator[None]:
 
 class SparkDeltaAdapter(SparkAdapter):
     ConnectionManager = SparkDeltaConnectionManager
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The INSERT that fills a table Delta's builder just replaced, and how to undo the
+        # replace should it fail: (table, version before or None when new).
+        self._undo_if_fails: dict[str, tuple[str, int | None]] = {}
 
     def pre_model_hook(self, config: Mapping[str, Any]) -> Any:
         """Delta unless the node asks for another file format; and every Delta commit the
@@ -287,6 +294,73 @@ class SparkDeltaAdapter(SparkAdapter):
         for column in columns:
             column["column_comment"] = comments.get(column["column_name"])
         return columns
+
+    @available
+    def plan_computed_columns(
+        self,
+        model_id: str,
+        sql: str,
+        identity_columns: Any,
+        generated_columns_config: Any,
+        contract_columns: Mapping[str, str | None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The columns of a model's table with identity or generated columns, in order (see
+        generated_columns.plan_columns): the SELECT's columns are read from Spark."""
+        selected = [
+            (column.name, column.dtype) for column in self.get_column_schema_from_query(sql)
+        ]
+        try:
+            columns = generated_columns.plan_columns(
+                model_id, identity_columns, generated_columns_config, selected, contract_columns
+            )
+        except generated_columns.GeneratedColumnsError as exc:
+            raise DbtRuntimeError(str(exc)) from None
+        return [dataclasses.asdict(column) for column in columns]
+
+    @available
+    def create_table_with_computed_columns(
+        self,
+        model_id: str,
+        relation: Any,
+        columns: list[dict[str, Any]],
+        properties: Mapping[str, str],
+        layout: Mapping[str, Any],
+        insert_sql: str,
+    ) -> str:
+        """CREATE OR REPLACE a model's table with identity / generated columns through Delta's
+        table builder (SQL DDL cannot declare them on Spark 4.0.1), on the embedded session,
+        and return `insert_sql`, the statement that fills it. Builder and INSERT are two
+        commits: should the INSERT fail, the table goes back to the version it had before (or,
+        new, is dropped) so that readers never keep an empty table (see `execute`)."""
+        session = self._embedded_session()
+        if session is None:  # validate_delta_model_config refuses the other methods first
+            raise DbtRuntimeError(f"Model {model_id}: no embedded Spark session to create it in.")
+        table = f"`{relation.schema}`.`{relation.identifier}`"
+        planned = [generated_columns.Column.from_dict(column) for column in columns]
+        with self._embedded_alone():
+            previous = None
+            if session.catalog.tableExists(f"{relation.schema}.{relation.identifier}"):
+                previous = session.sql(f"describe history {table} limit 1").first()["version"]
+            generated_columns.create_table(session, table, planned, properties, **layout)
+        self._undo_if_fails[insert_sql.strip()] = (table, previous)
+        return insert_sql
+
+    def execute(
+        self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
+    ) -> tuple[AdapterResponse, Any]:
+        undo = self._undo_if_fails.pop(sql.strip(), None)
+        if undo is None:
+            return super().execute(sql, auto_begin, fetch, limit)
+        try:
+            return super().execute(sql, auto_begin, fetch, limit)
+        except Exception:
+            table, previous = undo
+            super().execute(
+                f"drop table if exists {table}"
+                if previous is None
+                else f"restore table {table} to version as of {previous}"
+            )
+            raise
 
     @available
     def connection_method(self) -> str:

@@ -23,11 +23,29 @@
         "Model " ~ model_id ~ ": zorder_by cannot be combined with liquid_clustered_by "
         ~ "(OPTIMIZE clusters a liquid-clustered table by its clustering columns). Keep one.") }}
   {%- endif -%}
-  {%- for option in ['identity_columns', 'generated_columns'] -%}
-    {%- if config.get(option) -%}
+  {%- if config.get('identity_columns') or config.get('generated_columns') -%}
+    {%- if model.language != 'sql' or config.get('materialized') not in ('table', 'incremental') -%}
       {{ exceptions.raise_compiler_error(
-          "Model " ~ model_id ~ ": `" ~ option ~ "` is not supported: Delta Lake 4.0.1 on Spark 4.0 "
-          ~ "rejects identity and generated columns in SQL DDL. Compute the column in the model's SQL.") }}
+          "Model " ~ model_id ~ ": identity_columns / generated_columns are for SQL table and "
+          ~ "incremental models; compute the column in the node's own SQL or DataFrame.") }}
     {%- endif -%}
-  {%- endfor -%}
+    {%- if adapter.connection_method() != 'session' -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model_id ~ ": identity_columns / generated_columns need the embedded `session` "
+          ~ "method, not `" ~ adapter.connection_method() ~ "`: Spark 4.0.1 refuses them in SQL DDL "
+          ~ "for Delta 4.0.1, and the adapter creates such tables with Delta's table builder, which "
+          ~ "only a Spark session in the dbt process can call. Compute the column in the model's SQL.") }}
+    {%- endif -%}
+    {%- if config.get('materialized') == 'incremental' and (config.get('incremental_strategy') or 'merge') not in ('merge', 'append', 'delete+insert') -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model_id ~ ": identity_columns / generated_columns work with the incremental "
+          ~ "strategies merge, append and delete+insert, not `" ~ config.get('incremental_strategy') ~ "`.") }}
+    {%- endif -%}
+    {%- if config.get('materialized') == 'incremental' and config.get('on_schema_change') in ('fail', 'sync_all_columns') -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model_id ~ ": on_schema_change `" ~ config.get('on_schema_change') ~ "` would take "
+          ~ "the columns Delta computes (identity_columns / generated_columns, not in the SELECT) for "
+          ~ "removed ones: use `ignore` or `append_new_columns`.") }}
+    {%- endif -%}
+  {%- endif -%}
 {% endmacro %}

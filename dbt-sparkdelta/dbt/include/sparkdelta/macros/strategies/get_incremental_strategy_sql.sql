@@ -11,8 +11,17 @@
 {% macro get_incremental_strategy_sql(strategy, source, target, target_columns, source_columns) -%}
   {%- set predicates = config.get('incremental_predicates') or config.get('predicates') or [] -%}
   {%- if predicates is string -%}{%- set predicates = [predicates] -%}{%- endif -%}
+  {#- identity and generated columns the SELECT does not give are Delta's to fill in -#}
+  {%- set computed = [] -%}
+  {%- for option in ['identity_columns', 'generated_columns'] -%}
+    {%- set names = config.get(option) or [] -%}
+    {%- for name in ([names] if names is string else names) -%}{%- do computed.append(name | lower) -%}{%- endfor -%}
+  {%- endfor -%}
+  {%- set source_names = source_columns | map('lower') | list -%}
   {%- set column_list = [] -%}
-  {%- for column in target_columns -%}{%- do column_list.append(quote_identifier(column)) -%}{%- endfor -%}
+  {%- for column in target_columns if column | lower in source_names or column | lower not in computed -%}
+    {%- do column_list.append(quote_identifier(column)) -%}
+  {%- endfor -%}
   {%- set select_columns = 'select ' ~ column_list | join(', ') ~ ' from ' ~ source -%}
 
   {%- if strategy == 'merge' -%}
