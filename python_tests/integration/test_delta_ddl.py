@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from lakehouse.delta.conformance import check_conformance, claimed_features
+from lakehouse.delta.log import DeltaLog
+
 ROWS = "select * from values (1, 'a', 10), (2, 'b', 20), (3, 'c', 30) as t(id, name, amount)"
 
 
@@ -433,6 +436,44 @@ class TestIdentityAndGeneratedColumns:
         p.dbt("run", "-s", "orders_never", expect_success=False)
         assert not p.rows(f"show tables in {table.rsplit('.', 1)[0]} like 'orders_never'")
 
+    def test_an_enforced_contract_declares_the_columns_delta_computes(self, scratch_project):
+        p = scratch_project
+        p.model(
+            "orders_contracted",
+            model_sql(
+                "materialized='table', contract={'enforced': true}, identity_columns=['order_sk'], "
+                "generated_columns={'order_date': 'cast(ordered_at as date)'}",
+                ORDERS,
+            ),
+        )
+        columns = [
+            ("order_date", "date"),
+            ("order_sk", "bigint"),
+            ("order_id", "int"),
+            ("ordered_at", "timestamp"),
+            ("amount", "decimal(2,1)"),
+        ]
+        listed = "".join(f"      - {{name: {n}, data_type: '{t}'}}\n" for n, t in columns)
+        p.write(
+            "models/orders_contracted.yml",
+            f"models:\n  - name: orders_contracted\n    columns:\n{listed}",
+        )
+        p.dbt("run", "-s", "orders_contracted")
+        # the contract's order, its types, and the date Delta derived (no data_type in config)
+        described = p.rows(f"describe table {p.relation('orders_contracted')}")
+        assert [(r[0], r[1]) for r in described[: len(columns)]] == columns
+        assert self.rows(p, "orders_contracted")[0] == (1, 10, date(2026, 3, 1))
+
+        # a contract that leaves out a computed column is refused before anything is written
+        without_key = "".join(line for line in listed.splitlines(True) if "order_sk" not in line)
+        p.write(
+            "models/orders_contracted.yml",
+            f"models:\n  - name: orders_contracted\n    columns:\n{without_key}",
+        )
+        result = p.dbt("run", "-s", "orders_contracted", expect_success=False)
+        assert "order_sk not declared in the model's contract" in str(result.result[0].message)
+        assert p.history("orders_contracted")[0].operation == "WRITE"
+
     @pytest.mark.parametrize(
         ("config", "message"),
         [
@@ -508,3 +549,41 @@ class TestOptimizeAfterBuild:
         result = p.dbt("run", "-s", "wrongly_compacted", expect_success=False)
         message = str(result.result[0].message)
         assert fragment in message and "wrongly_compacted" in message
+
+
+ICEBERG_COMPAT = (
+    "materialized='table', tblproperties={'delta.columnMapping.mode': 'name', "
+    "'delta.enableIcebergCompatV2': 'true'}"
+)
+
+
+class TestIcebergCompatV2:
+    """icebergCompatV2 without UniForm (open-source Delta 4.0.1 has no Iceberg module): data
+    files written so that an Iceberg reader could use them, checked by the log inspector."""
+
+    def test_a_model_gets_the_feature_and_its_log_meets_the_writer_rules(self, scratch_project):
+        p = scratch_project
+        rows = (
+            "select id, name, amount, array(name, 'x') as tags from values "
+            + ROWS.split("values ", 1)[1]
+        )
+        p.model("iceberg_ready", model_sql(ICEBERG_COMPAT, rows))
+        p.dbt("run", "-s", "iceberg_ready")
+        p.dbt("run", "-s", "iceberg_ready")  # a replace keeps it
+        detail = p.detail("iceberg_ready")
+        assert {"icebergCompatV2", "columnMapping"} <= set(detail.tableFeatures)
+        assert "deletionVectors" not in detail.tableFeatures
+        properties = p.tblproperties("iceberg_ready")
+        assert check_conformance(DeltaLog(detail.location), properties) == []
+        assert claimed_features(properties) == ["columnMapping", "icebergCompatV2"]
+        assert p.count("iceberg_ready") == 3
+
+    def test_deletion_vectors_beside_it_are_refused_and_nothing_is_created(self, scratch_project):
+        p = scratch_project
+        config = ICEBERG_COMPAT.replace("}", ", 'delta.enableDeletionVectors': 'true'}")
+        p.model("iceberg_with_dvs", model_sql(config))
+        result = p.dbt("run", "-s", "iceberg_with_dvs", expect_success=False)
+        said = str(result.result[0].message)
+        assert "iceberg_with_dvs" in said and "no deletion vectors" in said, said
+        schema = p.relation("iceberg_with_dvs").rsplit(".", 1)[0]
+        assert not p.rows(f"show tables in {schema} like 'iceberg_with_dvs'")

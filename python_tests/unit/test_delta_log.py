@@ -354,3 +354,82 @@ class TestConformance:
         }
         log = DeltaLog(str(write_log(tmp_path / "u", commits)))
         assert check_conformance(log, CONFIG) == []
+
+
+class TestIcebergCompatV2:
+    """PROTOCOL.md's writer requirements of icebergCompatV2, on a log written by hand."""
+
+    CLAIM = {"delta.enableIcebergCompatV2": "true"}
+
+    def commits(self, configuration: dict, fields: list[dict], stats: bool = True) -> list:
+        protocol = {
+            "minReaderVersion": 3,
+            "minWriterVersion": 7,
+            "readerFeatures": ["columnMapping"],
+            "writerFeatures": ["columnMapping", "icebergCompatV2"],
+        }
+        metadata = {
+            "id": "t",
+            "format": {"provider": "parquet", "options": {}},
+            "schemaString": json.dumps({"type": "struct", "fields": fields}),
+            "partitionColumns": [],
+            "configuration": configuration,
+        }
+        data = add("a.parquet", 3, 0, 1)
+        if not stats:
+            del data["add"]["stats"]
+        return [
+            [commit_info(1000, "CREATE TABLE"), {"protocol": protocol}, {"metaData": metadata}],
+            [commit_info(2000, "WRITE"), data],
+        ]
+
+    def violations(self, tmp_path, name: str, **kwargs) -> set[tuple]:
+        log = DeltaLog(str(write_log(tmp_path / name, self.commits(**kwargs))))
+        return {
+            (v.feature, v.version, v.action, v.message) for v in check_conformance(log, self.CLAIM)
+        }
+
+    def test_requirements_met_and_each_one_broken(self, tmp_path):
+        on = {"delta.columnMapping.mode": "name", "delta.enableIcebergCompatV2": "true"}
+        ids = {"parquet.field.nested.ids": {"tags.element": 3}}
+        good = [
+            {"name": "id", "type": "long", "nullable": True, "metadata": {}},
+            {"name": "price", "type": "decimal(10,2)", "nullable": True, "metadata": {}},
+            {
+                "name": "tags",
+                "type": {"type": "array", "elementType": "string", "containsNull": True},
+                "nullable": True,
+                "metadata": ids,
+            },
+        ]
+        assert self.violations(tmp_path, "good", configuration=on, fields=good) == set()
+
+        bad = [
+            {"name": "payload", "type": "variant", "nullable": True, "metadata": {}},
+            {**good[2], "metadata": {}},
+        ]
+        found = self.violations(
+            tmp_path,
+            "bad",
+            configuration={
+                **on,
+                "delta.columnMapping.mode": "none",
+                "delta.enableDeletionVectors": "true",
+            },
+            fields=bad,
+            stats=False,
+        )
+        assert found == {
+            ("icebergCompatV2", 0, "metaData", "column mapping is off"),
+            ("icebergCompatV2", 0, "metaData", "delta.enableDeletionVectors is true"),
+            ("icebergCompatV2", 1, "add a.parquet", "no numRecords"),
+            ("icebergCompatV2", 0, "metaData", "column payload holds variant"),
+            ("icebergCompatV2", 0, "metaData", "column tags has no nested field ids"),
+            (
+                "variantType",
+                0,
+                "metaData",
+                "the schema has a variant column but the protocol does not list variantType as "
+                "a reader and writer feature",
+            ),
+        }

@@ -131,6 +131,20 @@ def test_delete_step_of_delete_insert_deletes_matching_keys_null_safely(macros, 
         ),
         ({"identity_columns": ["id"], "materialized": "seed"}, "SQL table and incremental models"),
         (
+            {"tblproperties": {"delta.enableIcebergCompatV2": True}},
+            "needs 'delta.columnMapping.mode'",
+        ),
+        (
+            {
+                "tblproperties": {
+                    "delta.enableIcebergCompatV2": "true",
+                    "delta.columnMapping.mode": "name",
+                    "delta.enableDeletionVectors": "true",
+                }
+            },
+            "no deletion vectors",
+        ),
+        (
             {"generated_columns": {"d": "x"}, "materialized": "table", "method": "connect"},
             "not `connect`",
         ),

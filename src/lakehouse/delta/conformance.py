@@ -32,6 +32,7 @@ FEATURE_PROPERTIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "inCommitTimestamp": ("delta.enableInCommitTimestamps", ("true",)),
     "columnMapping": ("delta.columnMapping.mode", ("name", "id")),
     "v2Checkpoint": ("delta.checkpointPolicy", ("v2",)),
+    "icebergCompatV2": ("delta.enableIcebergCompatV2", ("true",)),
 }
 # What the protocol action must list for each feature (reader+writer or writer-only).
 REQUIRED_PROTOCOL: dict[str, tuple[set[str], set[str]]] = {
@@ -41,6 +42,7 @@ REQUIRED_PROTOCOL: dict[str, tuple[set[str], set[str]]] = {
     "inCommitTimestamp": (set(), {"inCommitTimestamp"}),
     "columnMapping": ({"columnMapping"}, {"columnMapping"}),
     "v2Checkpoint": ({"v2Checkpoint"}, {"v2Checkpoint"}),
+    "icebergCompatV2": ({"columnMapping"}, {"columnMapping", "icebergCompatV2"}),
 }
 # commitInfo metrics of the reference writer that say existing rows were rewritten.
 _REWRITE_METRICS = (
@@ -50,6 +52,25 @@ _REWRITE_METRICS = (
     "numTargetRowsCopied",
 )
 _DV_ADDED_METRICS = ("numDeletionVectorsAdded", "numTargetDeletionVectorsAdded")
+# The only types an icebergCompatV2 table may hold (PROTOCOL.md), nested ones aside.
+_ICEBERG_V2_TYPES = {
+    "byte",
+    "short",
+    "integer",
+    "long",
+    "float",
+    "double",
+    "string",
+    "binary",
+    "boolean",
+    "timestamp",
+    "timestamp_ntz",
+    "date",
+}
+# Where the ids of nested elements, keys and values live: PROTOCOL.md names the first; Delta
+# 4.0.1's writer keeps them in the log under the second (DeltaColumnMapping) and writes the
+# first into the Parquet schema only.
+_NESTED_IDS_KEYS = ("parquet.field.nested.ids", "delta.columnMapping.nested.ids")
 # Data types a reader must know: a schema holding one needs the (reader+writer) feature.
 TYPE_FEATURES = {"timestamp_ntz": "timestampNtz", "variant": "variantType"}
 
@@ -200,9 +221,10 @@ def _claim_rules(
         and protocol.get("minReaderVersion") == 2
         and protocol.get("minWriterVersion") in (5, 6)
     )
-    missing = (reader_needed - snapshot.reader_features) | (
-        writer_needed - snapshot.writer_features
-    )
+    reader_features = set(snapshot.reader_features)
+    if protocol.get("minReaderVersion") == 2:
+        reader_features.add("columnMapping")  # reader version 2 is column mapping's own
+    missing = (reader_needed - reader_features) | (writer_needed - snapshot.writer_features)
     if missing and not legacy_ok:
         yield Violation(
             feature,
@@ -521,6 +543,48 @@ def _v2_checkpoints(
         )
 
 
+def _iceberg_compat_v2(
+    log: DeltaLog, history: list[VersionReport], snapshot: Snapshot
+) -> Iterator[Violation]:
+    """The writer requirements of PROTOCOL.md's IcebergCompatV2, for the versions it is on:
+    column mapping on, no deletion vectors and no icebergCompatV1, numRecords in every new
+    add, only Iceberg's types, and ids for the elements, keys and values of arrays and maps."""
+    for report in history:
+        configuration = report.configuration
+        if str(configuration.get("delta.enableIcebergCompatV2", "")).lower() != "true":
+            continue
+        if "metaData" in report.action_counts:  # the configuration as this version set it
+            if not _enabled("columnMapping", configuration):
+                yield Violation(
+                    "icebergCompatV2", report.version, "metaData", "column mapping is off"
+                )
+            for other in ("delta.enableDeletionVectors", "delta.enableIcebergCompatV1"):
+                if str(configuration.get(other, "")).lower() == "true":
+                    yield Violation(
+                        "icebergCompatV2", report.version, "metaData", f"{other} is true"
+                    )
+        for add in (a["add"] for a in report.actions if "add" in a):
+            if num_records(add) is None:
+                yield Violation(
+                    "icebergCompatV2", report.version, f"add {add['path']}", "no numRecords"
+                )
+    if not _enabled("icebergCompatV2", snapshot.configuration):
+        return
+    version = _last_version_with(history, "metaData")
+    for name, column in _schema_fields(snapshot.schema):
+        data_type = column["type"]
+        for primitive in _primitive_types(data_type):
+            if primitive not in _ICEBERG_V2_TYPES and not primitive.startswith("decimal("):
+                yield Violation(
+                    "icebergCompatV2", version, "metaData", f"column {name} holds {primitive}"
+                )
+        nested = isinstance(data_type, dict) and data_type.get("type") in ("array", "map")
+        if nested and not set(_NESTED_IDS_KEYS) & set(column.get("metadata", {})):
+            yield Violation(
+                "icebergCompatV2", version, "metaData", f"column {name} has no nested field ids"
+            )
+
+
 _EVIDENCE = {
     "changeDataFeed": _change_data_feed,
     "rowTracking": _row_tracking,
@@ -528,4 +592,5 @@ _EVIDENCE = {
     "inCommitTimestamp": _in_commit_timestamps,
     "columnMapping": _column_mapping,
     "v2Checkpoint": _v2_checkpoints,
+    "icebergCompatV2": _iceberg_compat_v2,
 }

@@ -23,6 +23,16 @@
         "Model " ~ model_id ~ ": zorder_by cannot be combined with liquid_clustered_by "
         ~ "(OPTIMIZE clusters a liquid-clustered table by its clustering columns). Keep one.") }}
   {%- endif -%}
+  {%- set properties = config.get('tblproperties') or {} -%}
+  {%- if properties is mapping and (properties.get('delta.enableIcebergCompatV2') | string | lower) == 'true' -%}
+    {%- if (properties.get('delta.columnMapping.mode') | string | lower) not in ('name', 'id')
+        or (properties.get('delta.enableDeletionVectors') | string | lower) == 'true' -%}
+      {{ exceptions.raise_compiler_error(
+          "Model " ~ model_id ~ ": delta.enableIcebergCompatV2 needs 'delta.columnMapping.mode': "
+          ~ "'name' (or 'id') and no deletion vectors (Delta's IcebergCompatV2 rules); set the "
+          ~ "first and leave out 'delta.enableDeletionVectors'.") }}
+    {%- endif -%}
+  {%- endif -%}
   {%- if config.get('identity_columns') or config.get('generated_columns') -%}
     {%- if model.language != 'sql' or config.get('materialized') not in ('table', 'incremental') -%}
       {{ exceptions.raise_compiler_error(
