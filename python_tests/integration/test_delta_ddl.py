@@ -474,81 +474,15 @@ class TestIdentityAndGeneratedColumns:
         assert "order_sk not declared in the model's contract" in str(result.result[0].message)
         assert p.history("orders_contracted")[0].operation == "WRITE"
 
-    @pytest.mark.parametrize(
-        ("config", "message"),
-        [
-            ("identity_columns=['order_id']", "leave it out of the model's SELECT"),
-            (
-                "generated_columns={'d': 'cast(ordered_at as date)'}",
-                "give generated_columns.d.data_type",
-            ),
-            ("identity_columns={'k': {'step': 0}}", "step cannot be 0"),
-            (
-                "materialized='incremental', incremental_strategy='insert_overwrite', "
-                "identity_columns=['k']",
-                "merge, append and delete+insert",
-            ),
-        ],
-    )
-    def test_bad_config_is_refused_naming_model_and_column(self, scratch_project, config, message):
-        p = scratch_project
-        p.model("orders_bad", model_sql(config, ORDERS))
-        result = p.dbt("run", "-s", "orders_bad", expect_success=False)
-        said = str(result.result[0].message)
-        assert "orders_bad" in said and message in said, said
-
-
-SPREAD = (
-    "select /*+ REPARTITION(4) */ id, cast(id % 5 as string) as name, id % 7 as amount "
-    "from range(0, 4000)"
-)
-
-
-class TestOptimizeAfterBuild:
-    def operations(self, p, name: str) -> list[str]:
-        return [h.operation for h in reversed(p.history(name))]
-
-    def test_table_and_incremental_models_are_compacted_when_asked(self, scratch_project):
+    def test_bad_config_is_refused_naming_model_and_column(self, scratch_project):
+        # every refusal is unit-tested (dbt-sparkdelta/tests/unit); this one reaches the user
         p = scratch_project
         p.model(
-            "compacted_table",
-            model_sql(
-                "materialized='table', optimize_after_build=true, zorder_by=['amount']", SPREAD
-            ),
+            "orders_bad", model_sql("materialized='table', identity_columns=['order_id']", ORDERS)
         )
-        p.model("compacted_merge", model_sql("unique_key='id', optimize_after_build=true", SPREAD))
-        p.model("left_alone", model_sql("unique_key='id'", SPREAD))
-        p.dbt("run", "-s", "compacted_table", "compacted_merge", "left_alone")
-        p.dbt("run", "-s", "compacted_table", "compacted_merge", "left_alone")
-
-        for name in ("compacted_table", "compacted_merge"):
-            # the build wrote four files; OPTIMIZE, right after it in the same run, made one
-            operations = self.operations(p, name)
-            optimize = next(h for h in p.history(name) if h.operation == "OPTIMIZE")
-            assert operations[1] == "OPTIMIZE", operations
-            assert optimize.operationMetrics["numRemovedFiles"] == "4"
-            assert p.detail(name).numFiles == 1
-        zorder = p.history("compacted_table")[0].operationParameters["zOrderBy"]
-        assert json.loads(zorder) == ["amount"]
-        assert "OPTIMIZE" not in self.operations(p, "left_alone")
-        assert p.count("compacted_table") == p.count("compacted_merge") == 4000
-
-    @pytest.mark.parametrize(
-        "config, fragment",
-        [
-            ("optimize_after_build='yes'", "optimize_after_build must be true or false"),
-            (
-                "optimize_after_build=true, zorder_by=['id'], liquid_clustered_by=['id']",
-                "zorder_by cannot be combined with liquid_clustered_by",
-            ),
-        ],
-    )
-    def test_wrong_options_name_the_model(self, scratch_project, config, fragment):
-        p = scratch_project
-        p.model("wrongly_compacted", model_sql(f"materialized='table', {config}"))
-        result = p.dbt("run", "-s", "wrongly_compacted", expect_success=False)
-        message = str(result.result[0].message)
-        assert fragment in message and "wrongly_compacted" in message
+        result = p.dbt("run", "-s", "orders_bad", expect_success=False)
+        said = str(result.result[0].message)
+        assert "orders_bad" in said and "leave it out of the model's SELECT" in said, said
 
 
 ICEBERG_COMPAT = (
