@@ -182,7 +182,13 @@ def create_table(
 ) -> None:
     """CREATE OR REPLACE the table through Delta's builder: one commit with the columns (their
     identity and generation expressions), layout, comment and every property and feature."""
-    from delta.tables import DeltaTable, IdentityGenerator
+    try:
+        from delta.tables import DeltaTable, IdentityGenerator
+    except ImportError as exc:
+        raise GeneratedColumnsError(
+            f"{table_name}: identity and generated columns need Delta's Python API: install "
+            f"dbt-sparkdelta[session] (delta-spark) ({exc})."
+        ) from exc
 
     builder = DeltaTable.createOrReplace(session).tableName(table_name)
     for column in columns:

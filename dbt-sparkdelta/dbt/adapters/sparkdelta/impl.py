@@ -56,11 +56,11 @@ def project_git_revision(project_root: str) -> str | None:
 
 
 @contextmanager
-def _change_feed_errors() -> Iterator[None]:
-    """A change-feed protocol error (it names the model and what to run) as dbt's error."""
+def _as_dbt_error(error: type[Exception]) -> Iterator[None]:
+    """The adapter's own errors (they name the model and what to do) as dbt's error."""
     try:
         yield
-    except change_feed.ChangeFeedError as exc:
+    except error as exc:
         raise DbtRuntimeError(str(exc)) from None
 
 
@@ -198,7 +198,7 @@ class SparkDeltaAdapter(SparkAdapter):
     def cdf_watermark(self, model: str, relation: Any) -> dict[str, int] | None:
         """The upstream versions the data of a `cdf` model's table reflects (None when no
         commit carries a watermark); see change_feed.processed_watermark."""
-        with _change_feed_errors():
+        with _as_dbt_error(change_feed.ChangeFeedError):
             return self._histories().watermark(model, str(relation))
 
     @available
@@ -206,7 +206,7 @@ class SparkDeltaAdapter(SparkAdapter):
         """True when no upstream of a `cdf` model has a commit after its table's watermark
         (see change_feed.upstreams_unchanged): the run can skip the model."""
         histories = self._histories()
-        with _change_feed_errors():
+        with _as_dbt_error(change_feed.ChangeFeedError):
             watermark = histories.watermark(model, str(relation))
         return change_feed.upstreams_unchanged(histories, watermark, upstreams)
 
@@ -219,7 +219,7 @@ class SparkDeltaAdapter(SparkAdapter):
         self, model: str, upstream: Any, target: Any | None, on_gap: str | None
     ) -> dict[str, Any]:
         """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
-        with _change_feed_errors():
+        with _as_dbt_error(change_feed.ChangeFeedError):
             plan = change_feed.read_plan(
                 self._histories(), model, str(upstream), str(target) if target else None, on_gap
             )
@@ -309,12 +309,10 @@ class SparkDeltaAdapter(SparkAdapter):
         selected = [
             (column.name, column.dtype) for column in self.get_column_schema_from_query(sql)
         ]
-        try:
+        with _as_dbt_error(generated_columns.GeneratedColumnsError):
             columns = generated_columns.plan_columns(
                 model_id, identity_columns, generated_columns_config, selected, contract_columns
             )
-        except generated_columns.GeneratedColumnsError as exc:
-            raise DbtRuntimeError(str(exc)) from None
         return [dataclasses.asdict(column) for column in columns]
 
     @available
@@ -337,7 +335,7 @@ class SparkDeltaAdapter(SparkAdapter):
             raise DbtRuntimeError(f"Model {model_id}: no embedded Spark session to create it in.")
         table = f"`{relation.schema}`.`{relation.identifier}`"
         planned = [generated_columns.Column.from_dict(column) for column in columns]
-        with self._embedded_alone():
+        with self._embedded_alone(), _as_dbt_error(generated_columns.GeneratedColumnsError):
             previous = None
             if session.catalog.tableExists(f"{relation.schema}.{relation.identifier}"):
                 previous = session.sql(f"describe history {table} limit 1").first()["version"]
