@@ -328,7 +328,7 @@ def test_the_analyst_report_judges_each_target_on_the_typed_commands():
             "machine": "test machine",
             "loop": {"steps": steps, "tables": 20, "data_bytes": 0, "log_bytes": 2048,
                      "rows": 1011},
-            "diff": {"diff_s": 6.0, "query_s": 1.5, "floor_s": 0.5},
+            "diff": {"diff_s": 6.0, "query_s": 1.5, "floor_s": 0.5, "join_s": 1.0},
         }
     )  # fmt: skip
     assert "| clone <= 10 s | 12.0 s | no |" in page
@@ -336,3 +336,5 @@ def test_the_analyst_report_judges_each_target_on_the_typed_commands():
     assert "| diff <= 5 s | 4.0 s | yes |" in page
     assert "| diff of 1M rows <= 2x a full scan of both sides (its queries) | 3.00x | no |" in page
     assert "| lakehouse dev clone | 12.0 |" in page and "wrote 0 B of data files" in page
+    assert "on the key counting the rows on one side only and the differing ones: 1.0 s" in page
+    assert "(the diff's queries 1.50x of it)" in page
