@@ -153,7 +153,7 @@ def diff_vs_floor(cli: Cli, spark) -> dict:
     # the least a keyed diff must do: match every row of one side with the other's by key
     join = (
         f"select count_if(a.id is null), count_if(b.id is null), "
-        f"count_if(xxhash64(a.*) != xxhash64(b.*)) "
+        f"count_if(a.id = b.id and xxhash64(a.*) != xxhash64(b.*)) "
         f"from {a}.big as a full outer join {b}.big as b on a.id = b.id"
     )
     for _ in range(REPEATS):
