@@ -6,6 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -20,23 +23,30 @@ time.sleep(float(sys.argv[2]))
 """
 
 
-def test_a_metastore_booted_by_another_process_is_refused_with_what_to_do(tmp_path):
-    (tmp_path / "dbex.lck").write_bytes(b"")
+@contextmanager
+def lock_held(metastore_dir: Path, seconds: float) -> Iterator[None]:
+    """Another process holds Derby's lock file for `seconds` (or until the block ends)."""
+    (metastore_dir / "dbex.lck").write_bytes(b"")
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck"), "60"],
+        [sys.executable, "-c", HOLD_LOCK, str(metastore_dir / "dbex.lck"), str(seconds)],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_metastore_booted_by_another_process_is_refused_with_what_to_do(tmp_path):
+    with lock_held(tmp_path, 60):
         with pytest.raises(MetastoreInUse) as refused:
             check_embedded_metastore_free(tmp_path, grace_seconds=0.5)
         message = str(refused.value)
         assert str(tmp_path) in message and "another Spark process" in message
         assert "session_home" in message
-    finally:
-        holder.kill()
-        holder.wait()
     # the lock goes with the process that held it
     check_embedded_metastore_free(tmp_path)
 
@@ -49,17 +59,7 @@ def test_a_new_or_released_metastore_is_free(tmp_path):
 
 def test_a_process_that_is_ending_is_waited_for(tmp_path):
     """A command's JVM can still be shutting down when the next command starts."""
-    (tmp_path / "dbex.lck").write_bytes(b"")
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(tmp_path / "dbex.lck"), "1"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held(tmp_path, 1):
         started = time.monotonic()
         check_embedded_metastore_free(tmp_path, grace_seconds=30)
         assert time.monotonic() - started >= 0.8  # it waited for the holder's second
-    finally:
-        holder.kill()
-        holder.wait()
