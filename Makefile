@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-reliability \
+.PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-adapter-remote test-reliability \
 	test-cluster test-multihost test-auth test-metastore test-threads test-ops lint fix clean interop bench \
 	bench-smoke bench-analyst \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
@@ -143,6 +143,15 @@ test-adapter-connect: $(INSTALLED)
 ## through Spark Connect) against the project's endpoint, started here.
 test-adapter-thrift: $(INSTALLED)
 	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rA -m adapter_suite python_tests/adapter
+
+## The adapter suite's quick classes (those `make test` runs on the session) on the `thrift`
+## and on the `connect` method, each against the project's endpoint started by the tests with a
+## Connect token: `.ci/run` runs it after `make test`.
+test-adapter-remote: $(INSTALLED)
+	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
+		python_tests/adapter
+	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
+		python_tests/adapter
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
 ## render them into docs/interop.md (the test fails on results that differ from the recorded ones).
