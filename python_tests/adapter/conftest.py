@@ -74,7 +74,6 @@ def dbt_profile_target(request, lakehouse_home) -> dict:
         "user": "dbt",
         "threads": 1,
         "socket_timeout": 600,
-        "poll_interval": 1,
         "python_submission_method": "spark_connect",
         "spark_connect_url": settings.connect_url,
         "token": token,

@@ -73,7 +73,6 @@ def remote_env(endpoint, target: str, schema: str, bronze: str) -> dict[str, str
         "LAKEHOUSE_CONNECT_TOKEN": "",
         "LAKEHOUSE_SCHEMA": schema,
         "LAKEHOUSE_BRONZE_SCHEMA": bronze,
-        "LAKEHOUSE_POLL_INTERVAL": "1",
     }
 
 

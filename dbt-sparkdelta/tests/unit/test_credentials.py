@@ -39,6 +39,12 @@ def test_dbt_debug_shows_the_fields_of_the_chosen_method(fields, shown, hidden):
     assert not hidden & set(info), info
 
 
+def test_thrift_polls_every_second_unless_told():
+    # Spark's Thrift server holds a poll up to 5 s; dbt-spark's 5 s sleep on top only adds latency.
+    assert credentials(method="thrift", host="h").poll_interval == 1
+    assert credentials(method="thrift", host="h", poll_interval=5).poll_interval == 5
+
+
 def test_dbt_debug_never_shows_the_token():
     info = dict(credentials(method="connect", spark_connect_url="sc://h:1", token="s3cret")
                 .connection_info())  # fmt: skip

@@ -282,7 +282,6 @@ class TestTwoProcessesReplaceOneModel:
             "LAKEHOUSE_SPARK_CONNECT_URL": settings.connect_url,
             "LAKEHOUSE_CONNECT_TOKEN": "",
             "LAKEHOUSE_SCHEMA": schema,
-            "LAKEHOUSE_POLL_INTERVAL": "1",
         }
 
         def dbt_run(name: str) -> tuple[subprocess.Popen, Path]:

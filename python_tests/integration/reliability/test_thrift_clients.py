@@ -50,7 +50,6 @@ class ThriftClients:
                 "LAKEHOUSE_SCHEMA": self.schema,
                 "LAKEHOUSE_BRONZE_SCHEMA": self.bronze,
                 "LAKEHOUSE_THREADS": "1",
-                "LAKEHOUSE_POLL_INTERVAL": "1",
                 **extra,  # last: a test's own value wins
             }
         )

@@ -59,6 +59,10 @@ class SparkDeltaCredentials(SparkCredentials):
     # Seconds one Thrift call may block (connect, handshake, each poll); None: forever. A
     # stopped or hung endpoint then fails the run instead of hanging it.
     socket_timeout: int | None = None
+    # Seconds the client sleeps between status polls of a Thrift statement still running
+    # (dbt-spark: 5). Spark's Thrift server already holds each poll up to 5 s until the
+    # statement ends, so a longer sleep only adds latency: with 5, a 5.5 s statement took 10 s.
+    poll_interval: int = 1
     # The embedded session (method `session`): where its metastore, warehouse and logs live
     # (relative to the project directory; default .sparkdelta) and the JVM's log level. Spark
     # settings go in dbt-spark's `server_side_parameters`.
