@@ -179,6 +179,19 @@ class TestDiffRelations:
         assert '(id=2, region="eu")' in outcome.error
         assert '(id=NULL, region="eu")' in outcome.error, outcome.error
 
+    def test_a_key_repeated_on_both_sides_is_refused_naming_a(self, tables):
+        # region alone repeats on every row of both sides: a plain join on it would give
+        # rows_a x rows_b rows; the counting query groups each side by the key first.
+        p = tables
+        args = {"a": f"{p.schema}.diff_a", "b": f"{p.schema}.diff_b", "key": ["region"]}
+        outcome = p.run_operation("diff_relations", args)
+        assert not outcome.success
+        repeated = p.rows(
+            f"select count(*) as n from (select region from {p.relation('diff_a')} "
+            "group by region having count(*) > 1)"
+        )[0].n
+        assert f"not unique in a ({p.schema}.diff_a): {repeated} duplicated key" in outcome.error
+
     def test_a_version_of_the_same_table_reports_exactly_the_updated_rows(self, tables):
         p = tables
         name = p.relation("diff_versions")
