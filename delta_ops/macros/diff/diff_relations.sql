@@ -137,6 +137,24 @@
     {%- endif -%}
   {%- endfor -%}
 
+  {#- The key must be unique on each side, or the counts mean nothing. -#}
+  {%- for side, relation in [('a', name_a), ('b', name_b)] -%}
+    {%- set dups = delta_ops._try_sql(delta_ops._diff_duplicates_sql(relation, key_columns)) -%}
+    {%- if dups.error -%}
+      {{ delta_ops._diff_error(op ~ ": checking the key of " ~ side ~ " (" ~ relation ~ "): " ~ dups.error) }}
+    {%- endif -%}
+    {%- if dups.table.rows | length -%}
+      {%- set shown = [] -%}
+      {%- for row in dups.table.rows -%}
+        {%- do shown.append(delta_ops._diff_key_text(fromjson(row['sample']).key) ~ ' x' ~ row['n'] | int) -%}
+      {%- endfor -%}
+      {{ delta_ops._diff_error(op ~ ": the key (" ~ key_columns | join(', ') ~ ") is not "
+          ~ "unique in " ~ side ~ " (" ~ relation ~ "): " ~ dups.table.rows[0]['keys'] | int
+          ~ " duplicated key" ~ ('s' if dups.table.rows[0]['keys'] | int != 1 else '') ~ ", e.g. "
+          ~ shown | join(', ') ~ ". Give a unique " ~ delta_ops._diff_spell(names, 'key') ~ ".") }}
+    {%- endif -%}
+  {%- endfor -%}
+
   {%- set query = {'a': side_a.relation, 'b': side_b.relation, 'key': key_columns, 'columns': compared,
       'version': read.version, 'timestamp': read.timestamp, 'version_a': read.version_a,
       'timestamp_a': read.timestamp_a, 'tolerance': tolerance, 'numeric_columns': numeric,
@@ -146,22 +164,6 @@
     {{ delta_ops._diff_error(op ~ " of " ~ name_a ~ " with " ~ name_b ~ ": " ~ counted.error) }}
   {%- endif -%}
   {%- set row = delta_ops._rows_as_dicts(counted.table)[0] -%}
-  {#- The key must be unique on each side, or the counts mean nothing: the counting query
-      found how many keys repeat; this names a few. -#}
-  {%- for side, relation in [('a', name_a), ('b', name_b)] if row['duplicated_' ~ side] | int -%}
-    {%- set dups = delta_ops._try_sql(delta_ops._diff_duplicates_sql(relation, key_columns)) -%}
-    {%- if dups.error -%}
-      {{ delta_ops._diff_error(op ~ ": checking the key of " ~ side ~ " (" ~ relation ~ "): " ~ dups.error) }}
-    {%- endif -%}
-    {%- set shown = [] -%}
-    {%- for found in dups.table.rows -%}
-      {%- do shown.append(delta_ops._diff_key_text(fromjson(found['sample']).key) ~ ' x' ~ found['n'] | int) -%}
-    {%- endfor -%}
-    {{ delta_ops._diff_error(op ~ ": the key (" ~ key_columns | join(', ') ~ ") is not "
-        ~ "unique in " ~ side ~ " (" ~ relation ~ "): " ~ row['duplicated_' ~ side] | int
-        ~ " duplicated key" ~ ('s' if row['duplicated_' ~ side] | int != 1 else '') ~ ", e.g. "
-        ~ shown | join(', ') ~ ". Give a unique " ~ delta_ops._diff_spell(names, 'key') ~ ".") }}
-  {%- endfor -%}
   {%- set matched = row.changed | int + row.unchanged | int -%}
   {%- set column_changes, column_stats, totals = {}, {}, {} -%}
   {%- for c in compared -%}
@@ -457,7 +459,7 @@
 {% endmacro %}
 
 
-{#- Up to 5 keys that occur more than once in `relation_text` (most often first). -#}
+{#- Up to 5 keys that occur more than once (most often first), with how many keys do. -#}
 {% macro _diff_duplicates_sql(relation_text, key) %}
   {%- set columns = [] -%}
   {%- set fields = [] -%}
@@ -466,7 +468,7 @@
     {%- do fields.append(delta_ops._diff_string(k) ~ ', ' ~ quote_identifier(k)) -%}
   {%- endfor -%}
   {{ return('select to_json(named_struct(\'key\', named_struct(' ~ fields | join(', ')
-      ~ ')), map(\'ignoreNullFields\', \'false\')) as sample, n from ('
+      ~ ')), map(\'ignoreNullFields\', \'false\')) as sample, n, count(*) over () as keys from ('
       ~ 'select ' ~ columns | join(', ') ~ ', count(*) as n from ' ~ relation_text ~ ' group by '
       ~ columns | join(', ') ~ ' having count(*) > 1) order by n desc, sample limit 5') }}
 {% endmacro %}

@@ -6,10 +6,7 @@
   validates, runs and reports). A row is `removed` (in a only), `added` (in b only), `changed`
   or `unchanged`.
 
-  - By default: one row of counts: rows_a, rows_b, removed, added, changed, unchanged,
-    duplicated_a and duplicated_b (keys on more than one row of a side: each side is grouped
-    by the key before the join, so a key that is not unique cannot multiply the join's rows,
-    and the other counts mean something only when both are 0); per
+  - By default: one row of counts: rows_a, rows_b, removed, added, changed, unchanged; per
     compared column i: both_null_<i> (matched rows where both are NULL), one_null_<i> (changed
     rows where one side is NULL), differ_<i> (changed rows where both have a value and the
     values differ); per column i of `summed_columns`: sum_a_<i>, sum_b_<i> and
@@ -63,9 +60,6 @@
   {%- set row_hash = 'xxhash64(' ~ exact_parts | join(', ') ~ ')' if exact_parts else 'cast(0 as bigint)' -%}
   {%- set keys = [] -%}
   {%- for k in key -%}{%- do keys.append('__k' ~ loop.index0) -%}{%- endfor -%}
-  {%- set values = [] -%}
-  {%- for c in columns -%}{%- do values.append('__c' ~ loop.index0) -%}{%- endfor -%}
-  {%- for c in summed -%}{%- do values.append('__s' ~ loop.index0) -%}{%- endfor -%}
   {%- set side -%}
         select
             {{ key_select | join(',\n            ') }},
@@ -81,24 +75,8 @@ a_rows as (
 b_rows as (
 {{ side | replace('{relation}', b ~ as_of) }}
 ),
-{%- for side in ['a', 'b'] %}
-{%- if samples is none and not mismatches %}
-{{ side }} as (
-    select
-        {{ keys | join(', ') }},
-        count(*) as __n,
-        true as __present,
-        {%- for v in values %}
-        any_value({{ v }}) as {{ v }},
-        {%- endfor %}
-        any_value({{ row_hash }}) as __hash
-    from {{ side }}_rows
-    group by {{ keys | join(', ') }}
-),
-{%- else %}
-{{ side }} as (select *, {{ row_hash }} as __hash from {{ side }}_rows),
-{%- endif %}
-{%- endfor %}
+a as (select *, {{ row_hash }} as __hash from a_rows),
+b as (select *, {{ row_hash }} as __hash from b_rows),
 compared as (
     select
         a.__present as __in_a,
@@ -115,10 +93,6 @@ compared as (
         a.__s{{ loop.index0 }} as __sa{{ loop.index0 }},
         b.__s{{ loop.index0 }} as __sb{{ loop.index0 }},
         {%- endfor %}
-        {%- if samples is none and not mismatches %}
-        a.__n as __n_a,
-        b.__n as __n_b,
-        {%- endif %}
         a.__hash <> b.__hash as __hash_differs
     from a
     full outer join b
@@ -153,9 +127,7 @@ select
     count_if(__kind = 'removed') as removed,
     count_if(__kind = 'added') as added,
     count_if(__kind = 'changed') as changed,
-    count_if(__kind = 'unchanged') as unchanged,
-    count_if(__n_a > 1) as duplicated_a,
-    count_if(__n_b > 1) as duplicated_b{% for c in columns %},
+    count_if(__kind = 'unchanged') as unchanged{% for c in columns %},
     count_if(__in_a and __in_b and __a{{ loop.index0 }} is null and __b{{ loop.index0 }} is null) as both_null_{{ loop.index0 }},
     count_if(__kind = 'changed' and (__a{{ loop.index0 }} is null) <> (__b{{ loop.index0 }} is null)) as one_null_{{ loop.index0 }},
     count_if(__kind = 'changed' and __d{{ loop.index0 }} and __a{{ loop.index0 }} is not null and __b{{ loop.index0 }} is not null) as differ_{{ loop.index0 }}{% endfor %}{% for c in summed %},
