@@ -180,8 +180,8 @@ class TestDiffRelations:
         assert '(id=NULL, region="eu")' in outcome.error, outcome.error
 
     def test_a_key_repeated_on_both_sides_is_refused_naming_a(self, tables):
-        # region alone repeats on every row of both sides: a plain join on it would give
-        # rows_a x rows_b rows; the counting query groups each side by the key first.
+        # region alone repeats on both sides: a join on it would multiply the rows, so the
+        # key's uniqueness is checked on each side (a first) before the join runs.
         p = tables
         args = {"a": f"{p.schema}.diff_a", "b": f"{p.schema}.diff_b", "key": ["region"]}
         outcome = p.run_operation("diff_relations", args)

@@ -206,7 +206,7 @@ def render(results: dict) -> str:
         f"{REPEATS}): {diff['diff_s']:.1f} s in all, of which the diff's queries (the key's "
         f"uniqueness on each side, the join with the counts, per-column breakdown and totals, "
         f"and the samples' join; timed by the operation itself) {diff['query_s']:.1f} s. "
-        f"One full scan of both sides (the floor): "
+        "One full scan of both sides (the floor): "
         f"{diff['floor_s']:.1f} s; ratio of the queries {query_ratio:.2f}, of the whole "
         f"command {ratio:.2f} (the rest is the process and dbt's start). The least a keyed "
         f"diff must do, one full outer join of both sides on the key counting the rows on "
