@@ -69,12 +69,13 @@ test-threads: $(INSTALLED)
 test-cluster: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m cluster python_tests/integration/test_cluster.py
 
-## The cluster across hosts on this machine: the master, two workers, an LDAP directory, the
-## endpoint (LDAP, Connect token behind an nginx TLS proxy) and a dbt client, each in its own
-## network namespace with its own address (root; installs iproute2, slapd, ldap-utils, nginx-light
-## when missing).
+## The deployment across hosts on this machine: the master, two workers, an LDAP directory, a
+## PostgreSQL metastore, the endpoint (LDAP, Connect token behind an nginx TLS proxy) and a dbt
+## client building with 4 threads while a reader polls the seeds, each in its own network
+## namespace with its own address (root; installs iproute2, openssl, slapd, ldap-utils,
+## nginx-light, postgresql and its JDBC driver when missing).
 test-multihost: $(INSTALLED)
-	$(call debian_packages,iproute2 openssl slapd ldap-utils nginx-light)
+	$(call debian_packages,iproute2 openssl slapd ldap-utils nginx-light postgresql libpostgresql-jdbc-java)
 	$(BIN)/python -m pytest -rA -s -m multihost python_tests/integration/test_multihost.py
 
 ## The endpoint's client authentication: Thrift with LDAP against a real slapd started here
@@ -146,12 +147,15 @@ test-adapter-thrift: $(INSTALLED)
 
 ## The adapter suite's quick classes (those `make test` runs on the session) on the `thrift`
 ## and on the `connect` method, each against the project's endpoint started by the tests with a
-## Connect token: `.ci/run` runs it after `make test`.
+## Connect token; with connect, the connect target's own tests (as test-adapter-connect: the
+## token refused and accepted, the whole project built with 4 threads, a lost endpoint).
+## `.ci/run` runs it after `make test`.
 test-adapter-remote: $(INSTALLED)
 	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
 		python_tests/adapter
-	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
-		python_tests/adapter
+	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rs \
+		-m "(adapter_suite and not slow) or connect" \
+		python_tests/adapter python_tests/integration/test_connect_method.py
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
 ## render them into docs/interop.md (the test fails on results that differ from the recorded ones).

@@ -7,6 +7,7 @@ many tests were skipped and why.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import uuid
@@ -136,6 +137,12 @@ def pytest_configure(config):
 def pytest_runtest_logreport(report):
     if report.skipped and _SKIP_REASON in str(report.longrepr):
         _delta_skipped.append(report.nodeid)
+
+
+def seed_row_count(name: str) -> int:
+    """The rows of the project's seed `name` (its CSV less the header)."""
+    with open(PROJECT_DIR / "seeds" / f"{name}.csv", newline="") as file:
+        return len(list(csv.reader(file))) - 1
 
 
 def unique_schema(prefix: str) -> str:

@@ -3,10 +3,12 @@ the shop built once for the session (`shop`), and once through one endpoint (`en
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -199,6 +201,33 @@ def endpoint_shop(tmp_path_factory) -> Iterator[BuiltShop]:
             yield BuiltShop(project, [build], keep_state(project), env, ep)
         finally:
             session.stop()
+
+
+# The project's Python models: with dbt's threads, two of them run at once.
+PYTHON_MODELS = (
+    "int_order_row_lineage",
+    "fct_customer_revenue",
+    "fct_daily_revenue",
+    "delta_commit_audit",
+)
+
+
+def overlapping_python_models(run_results: Path) -> list[tuple[str, str]]:
+    """The pairs of Python models whose execution overlapped in time (run_results.json)."""
+    windows = {}
+    for result in json.loads(run_results.read_text())["results"]:
+        name = result["unique_id"].split(".")[-1]
+        if result["unique_id"].startswith("model.") and name in PYTHON_MODELS:
+            [execute] = [t for t in result["timing"] if t["name"] == "execute"]
+            windows[name] = tuple(
+                datetime.fromisoformat(execute[key].replace("Z", "+00:00"))
+                for key in ("started_at", "completed_at")
+            )
+    return [
+        (a, b)
+        for a, b in itertools.combinations(sorted(windows), 2)
+        if windows[a][0] < windows[b][1] and windows[b][0] < windows[a][1]
+    ]
 
 
 # A project with no macros and no file_format of its own: everything Delta comes from the

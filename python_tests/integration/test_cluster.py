@@ -77,9 +77,14 @@ def assert_tables_match_the_reference(spark, warehouse: Path) -> None:
         for table in KEYS
     }
     expected = expected_tables(bronze, order_statuses())
+    # The recompute reads the bronze tables of KEYS: the quarantine's rows of the others
+    # (products, payments: the generator truncates a provider response) are not in it.
+    recomputed = ", ".join(f"'{table}'" for table in KEYS)
+    where = {"int_shop_rows_quarantined": f"where source_table in ({recomputed})"}
     for name, columns in COLUMNS.items():
         location = table_path(warehouse, SCHEMA, name)
-        rows = spark.sql(f"select {columns} from delta.`{location}`").collect()
+        query = f"select {columns} from delta.`{location}` {where.get(name, '')}"
+        rows = spark.sql(query).collect()
         actual = sorted_rows(tuple(utc(v) for v in row) for row in rows)
         assert actual == expected[name], f"{name} differs from the reference recompute"
         print(f"  {name}: {len(actual)} rows = reference")

@@ -15,7 +15,12 @@ import pytest
 from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
 from python_tests.conftest import endpoint_env, running_test_endpoint, unique_schema
-from python_tests.integration.conftest import SCRATCH_PROJECT_YML, DbtProject, ScratchProject
+from python_tests.integration.conftest import (
+    SCRATCH_PROJECT_YML,
+    DbtProject,
+    ScratchProject,
+    overlapping_python_models,
+)
 
 pytestmark = [pytest.mark.endpoint, pytest.mark.connect]
 
@@ -130,9 +135,11 @@ class TestSqlOverConnect:
 class TestPipelineOnConnect:
     """The project's SQL and Python models on the connect target: no Thrift involved."""
 
-    def test_python_and_sql_models_build(
+    def test_the_project_builds_with_four_threads(
         self, running_endpoint, connect_session, token, tmp_path_factory
     ):
+        """The whole project's `dbt build` with the connect target's 4 threads (CI's threads
+        round on connect: Python models run at once over the connection's Connect session)."""
         project = DbtProject(
             spark=connect_session,
             schema=unique_schema("connect_pipeline"),
@@ -140,12 +147,10 @@ class TestPipelineOnConnect:
             work_dir=tmp_path_factory.mktemp("dbt_connect_pipeline"),
             orders=120,
         )
-        with environment(connect_env(running_endpoint, token)):
+        with environment({**connect_env(running_endpoint, token), "LAKEHOUSE_THREADS": "4"}):
             project.load_bronze(through=0)
-            # dim_customers (and its snapshot) too: fct_orders' relationships test reads it.
-            result = project.dbt(
-                "build", "-s", "+fct_customer_revenue", "+fct_daily_revenue", "+dim_customers"
-            )
+            result = project.dbt("build")
+            overlaps = overlapping_python_models(project.work_dir / "target" / "run_results.json")
             # again with no upstream change: the change-driven model skips itself over Connect
             [rerun] = project.model_results(project.dbt("run", "-s", "fct_daily_revenue"))
         assert rerun.adapter_response == {
@@ -153,6 +158,7 @@ class TestPipelineOnConnect:
             "code": "cdf",
             "rows_affected": 0,
         }
+        assert overlaps, "no two Python models ran at the same time with 4 threads"
         models = {r.node.name: r for r in project.model_results(result)}
         assert models["fct_customer_revenue"].adapter_response.get("code") == "spark_connect"
         assert models["fct_daily_revenue"].adapter_response.get("code") == "spark_connect"

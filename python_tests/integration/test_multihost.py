@@ -1,37 +1,43 @@
-"""The project on a cluster across hosts: the master, two workers, an LDAP directory, the
-endpoint (the cluster's driver) and a dbt client, each on its own test host (a network namespace
-with its own address, python_tests/hosts.py), started with the commands docs/deployment.md gives
-a team for real hosts.
+"""The project on a cluster across hosts: the master, two workers, an LDAP directory, a
+PostgreSQL metastore, the endpoint (the cluster's driver) and a dbt client, each on its own test
+host (a network namespace with its own address, python_tests/hosts.py), started with the
+commands docs/deployment.md gives a team for real hosts.
 
 Nothing shares a loopback: the workers join the master by its address, the executors reach the
 driver at the endpoint's address and fetch the Delta jars from it, the endpoint listens on its
 address with LDAP on Thrift and a token on Spark Connect, which a TLS proxy (nginx, with a
 certificate of a CA made here) fronts because PySpark sends a token to another host only over
-TLS. The client runs `lakehouse run` on the `thrift` target (bronze over Connect, `dbt build`,
-a change batch, `dbt build` again); its tables must equal an embedded build of the same batches
-and the independent recompute. The hosts share the file system, as real hosts share the
+TLS. The endpoint's catalog is the metastore host's PostgreSQL. The client runs `lakehouse run`
+on the `thrift` target with dbt's 4 threads (bronze over Connect, `dbt build`, a change batch,
+`dbt build` again) while a reader on the client host, an embedded Spark on the same metastore,
+counts the seeds by name the whole time; the tables must equal an embedded build of the same
+batches and the independent recompute. The hosts share the file system, as real hosts share the
 warehouse's storage.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from deltalake import DeltaTable
 
-from lakehouse import cluster
+from lakehouse import cluster, metastore
 from python_tests import directory, hosts
-from python_tests.conftest import PROJECT_DIR
+from python_tests.conftest import PROJECT_DIR, seed_row_count
 from python_tests.directory import PEOPLE, start_directory
 from python_tests.integration.test_cluster import (
     BRONZE,
@@ -47,12 +53,14 @@ pytestmark = pytest.mark.multihost
 HOSTS = hosts.Hosts(
     prefix="lhmh",
     subnet="10.228.28",
-    names=("master", "worker-1", "worker-2", "ldap", "endpoint", "client"),
+    names=("master", "worker-1", "worker-2", "ldap", "endpoint", "client", "metastore"),
 )
 WORKERS = ("worker-1", "worker-2")
 # Every host has its own ports: the defaults are free on all of them.
 MASTER_PORT, MASTER_UI_PORT = 7077, 8080
 THRIFT_PORT, CONNECT_PORT, CONNECT_TLS_PORT = 10000, 15002, 15443
+METASTORE_PORT = metastore.DEFAULT_PORT
+SEEDS = ("order_statuses", "country_codes")
 LAKEHOUSE = [sys.executable, "-m", "lakehouse.cli", "--project-dir", str(PROJECT_DIR)]
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
@@ -79,6 +87,12 @@ def test_hosts() -> Iterator[hosts.Hosts]:
     reason = hosts.available() or directory.missing()
     if reason is None and not os.path.exists(NGINX):
         reason = "needs a TLS proxy for Spark Connect: apt-get install nginx-light"
+    if reason is None:
+        try:
+            metastore.server_binaries()
+            metastore.check_driver(Path(metastore.DEFAULT_DRIVER))
+        except metastore.MetastoreError as exc:
+            reason = str(exc)
     if reason:
         pytest.skip(reason)
     HOSTS.create()  # removes what an earlier, killed run left first
@@ -96,6 +110,38 @@ def ldap(test_hosts, tmp_path_factory) -> Iterator[directory.Directory]:
     )
     yield found
     found.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_metastore(test_hosts) -> Iterator[dict[str, str]]:
+    """`lakehouse metastore start` on its host, listening on the host's address: the catalog
+    of the endpoint and of the reader. Yields what its clients set."""
+    # PostgreSQL runs as `postgres`, which pytest's private temporary directory shuts out.
+    home = Path(tempfile.mkdtemp(prefix="lakehouse-multihost-metastore-"))
+    home.chmod(0o755)
+    address = test_hosts.address("metastore")
+    password = secrets.token_urlsafe(16)
+    env = {
+        "LAKEHOUSE_HOME": str(home),
+        "LAKEHOUSE_METASTORE_BIND_HOST": address,
+        "LAKEHOUSE_METASTORE_PORT": str(METASTORE_PORT),
+        "LAKEHOUSE_METASTORE_PASSWORD": password,
+    }
+    try:
+        started = on_host("metastore", [*LAKEHOUSE, "metastore", "start"], env)
+        print("\nmetastore: " + started.splitlines()[0])
+        yield {
+            "LAKEHOUSE_METASTORE_URL": f"jdbc:postgresql://{address}:{METASTORE_PORT}/metastore",
+            "LAKEHOUSE_METASTORE_USER": metastore.DEFAULT_USER,
+            "LAKEHOUSE_METASTORE_PASSWORD": password,
+        }
+    finally:
+        subprocess.run(
+            test_hosts.exec("metastore", [*LAKEHOUSE, "metastore", "stop"]),
+            env={**os.environ, **env},
+            check=False,
+        )
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -226,9 +272,12 @@ def tls_proxy(test_hosts, tmp_path_factory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> Iterator[Endpoint]:
-    """`lakehouse endpoint start` on the endpoint's host as the cluster's driver: Thrift on its
-    address with LDAP, Connect on loopback with a token, behind the TLS proxy."""
+def endpoint(
+    test_hosts, cluster_hosts, ldap, tls_proxy, shared_metastore, tmp_path_factory
+) -> Iterator[Endpoint]:
+    """`lakehouse endpoint start` on the endpoint's host as the cluster's driver, its catalog on
+    the metastore host: Thrift on its address with LDAP, Connect on loopback with a token,
+    behind the TLS proxy."""
     address = test_hosts.address("endpoint")
     token = secrets.token_urlsafe(24)
     home = tmp_path_factory.mktemp("endpoint")
@@ -242,6 +291,7 @@ def endpoint(test_hosts, cluster_hosts, ldap, tls_proxy, tmp_path_factory) -> It
     }
     env = {
         **both,
+        **shared_metastore,
         "LAKEHOUSE_HOME": str(home),
         "LAKEHOUSE_BIND_HOST": address,
         "LAKEHOUSE_CONNECT_BIND_HOST": "127.0.0.1",
@@ -364,6 +414,99 @@ def test_other_hosts_reach_the_endpoint_only_with_credentials(endpoint):
     print(f"  accepted: {sorted(accepted)}; refused: {sorted(refused)}")
 
 
+# A reader on the client host: an embedded Spark on the shared metastore (the endpoint's
+# catalog), counting the seeds by name until told to stop, then the tables named after that.
+# One JSON line per read: {"table", "at", "rows"} or {"table", "at", "error"}.
+SEED_READER = textwrap.dedent(
+    """\
+    import json, sys, time
+    from pathlib import Path
+    from dbt.adapters.sparkdelta.session import get_or_create_session
+    from lakehouse.settings import session_settings
+
+    schema, stop, out, seeds, tables = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), \\
+        sys.argv[4].split(","), sys.argv[5].split(",")
+    spark = get_or_create_session(session_settings())
+
+    def read(table, log):
+        try:
+            found = {"rows": spark.table(f"{schema}.{table}").count()}
+        except Exception as exc:  # recorded: the test tells an absent seed from a lost one
+            found = {"error": str(exc).splitlines()[0][:300]}
+        log.write(json.dumps({"table": table, "at": time.time(), **found}) + "\\n")
+        log.flush()
+
+    with out.open("w") as log:
+        while not stop.exists():
+            for seed in seeds:
+                read(seed, log)
+            time.sleep(1)
+        for table in tables:
+            read(table, log)
+    """
+)
+
+
+@contextmanager
+def seed_reader(endpoint: Endpoint, where: Path, tables: list[str]) -> Iterator[Path]:
+    """SEED_READER running on the client host from when its Spark is up; yields the file of
+    its reads, complete after the block."""
+    where.mkdir()
+    stop, reads = where / "stop", where / "reads.jsonl"
+    env = {
+        **{k: v for k, v in endpoint.env.items() if k.startswith("LAKEHOUSE_METASTORE_")},
+        "LAKEHOUSE_HOME": str(where / "home"),
+        "LAKEHOUSE_WAREHOUSE": str(endpoint.home / "warehouse"),  # the catalog's warehouse
+        "LAKEHOUSE_SPARK_MASTER": "local[1]",
+        "LAKEHOUSE_DRIVER_MEMORY": "1g",
+        "LAKEHOUSE_SHUFFLE_PARTITIONS": "1",
+    }
+    arguments = [SCHEMA, stop, reads, ",".join(SEEDS), ",".join(tables)]
+    command = [sys.executable, "-c", SEED_READER, *map(str, arguments)]
+    reader = subprocess.Popen(
+        HOSTS.exec("client", command),
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=open(where / "reader.log", "w"),  # noqa: SIM115 - the child's, closed with it
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not reads.exists():
+            assert reader.poll() is None, (where / "reader.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the reader's Spark did not start within 300s"
+            time.sleep(1)
+        yield reads
+        stop.touch()
+        assert reader.wait(timeout=300) == 0, (where / "reader.log").read_text()[-3000:]
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+
+
+def check_seed_reads(reads: Path, warehouse: Path) -> dict[str, int | str]:
+    """Each seed, from the reader's first find of it, read by name at every poll with all its
+    rows (never missing, never empty), before and after its last replacement. Returns what the
+    reader found of the other tables it read (by name, through the shared catalog)."""
+    lines = [json.loads(line) for line in reads.read_text().splitlines()]
+    for seed in SEEDS:
+        expected = seed_row_count(seed)
+        polls = [line for line in lines if line["table"] == seed]
+        first = next(n for n, line in enumerate(polls) if "rows" in line)
+        seen = polls[first:]
+        wrong = [line for line in seen if line.get("rows") != expected]
+        assert not wrong, f"{seed}: read missing or with other rows than its CSV: {wrong[:3]}"
+        replaced = DeltaTable(str(table_path(warehouse, SCHEMA, seed))).history(1)[0]
+        before = [line for line in seen if line["at"] * 1000 < replaced["timestamp"]]
+        after = [line for line in seen if line["at"] * 1000 > replaced["timestamp"]]
+        assert before and after, f"{seed}: no read before or after its last replacement"
+        print(f"  {seed}: read by name {len(seen)} times from the client host, {expected} rows")
+    return {
+        line["table"]: line.get("rows", line.get("error"))
+        for line in lines
+        if line["table"] not in SEEDS
+    }
+
+
 def executor_logs(cluster_hosts: ClusterHosts, name: str, app_id: str) -> list[str]:
     work = cluster_hosts.settings(name).directory
     return [
@@ -375,23 +518,28 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
     cluster_hosts, endpoint, delta_spark, tmp_path
 ):
     """`lakehouse run` on the client host (bronze over Connect through the TLS proxy, `dbt build`
-    over Thrift, a change batch, `dbt build` again); every worker host's executor ran tasks for
-    the endpoint, reached its driver at the endpoint's address and fetched the Delta jars from
-    it; the tables equal an embedded build of the same batches and the recompute."""
-    started = time.monotonic()
-    on_host(
-        "client",
-        [*LAKEHOUSE, "run"],
-        {
-            **endpoint.client_env,
-            "LAKEHOUSE_HOME": str(tmp_path / "client"),
-            # The thrift target's 4 threads: Python models run at once over the shared
-            # Connect session, as a team's builds do.
-            "LAKEHOUSE_THREADS": "4",
-        },
-        timeout=2400,
-    )
-    print(f"  lakehouse run on the client host: {time.monotonic() - started:.0f}s")
+    over Thrift with 4 threads, a change batch, `dbt build` again), while a reader on that host
+    counts the seeds by name through the shared metastore; every worker host's executor ran
+    tasks for the endpoint, reached its driver at the endpoint's address and fetched the Delta
+    jars from it; the tables equal an embedded build of the same batches and the recompute,
+    and the reader's counts by name."""
+    warehouse = endpoint.home / "warehouse"
+    with seed_reader(endpoint, tmp_path / "reader", list(COLUMNS)) as reads:
+        started = time.monotonic()
+        on_host(
+            "client",
+            [*LAKEHOUSE, "run"],
+            {
+                **endpoint.client_env,
+                "LAKEHOUSE_HOME": str(tmp_path / "client"),
+                # The thrift target's 4 threads: Python models run at once over the shared
+                # Connect session, as a team's builds do.
+                "LAKEHOUSE_THREADS": "4",
+            },
+            timeout=2400,
+        )
+        print(f"  lakehouse run on the client host: {time.monotonic() - started:.0f}s")
+    counted = check_seed_reads(reads, warehouse)
 
     status = cluster.master_status(cluster_hosts.settings("master"))
     (app,) = [a for a in status["activeapps"] if a["name"] == "lakehouse-endpoint"]
@@ -407,7 +555,6 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
         print(f"  {name}: {len(logs)} executor(s) ran {text.count('Running task')} tasks")
         assert "Running task" in text, f"{name}: no task ran"
 
-    warehouse = endpoint.home / "warehouse"
     embedded = tmp_path / "embedded"
     started = time.monotonic()
     run_lakehouse(embedded, {"LAKEHOUSE_SPARK_MASTER": "local[2]"})
@@ -423,5 +570,6 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
             for where, home in (("cluster", warehouse), ("embedded", embedded / "warehouse"))
         }
         assert rows["cluster"] == rows["embedded"], f"{name}: the cluster's build differs"
+        assert counted[name] == len(rows["cluster"]), f"{name}: the reader's count by name"
         print(f"  {name}: {len(rows['cluster'])} rows = embedded build")
     assert_tables_match_the_reference(delta_spark, warehouse)

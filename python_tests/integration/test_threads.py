@@ -11,13 +11,10 @@ THREADS_RUNS (default 5) sets the builds per target.
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import subprocess
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -29,7 +26,12 @@ from python_tests.conftest import (
     running_test_endpoint,
     unique_schema,
 )
-from python_tests.integration.conftest import SCRATCH_PROJECT_YML, DbtProject, ScratchProject
+from python_tests.integration.conftest import (
+    SCRATCH_PROJECT_YML,
+    DbtProject,
+    ScratchProject,
+    overlapping_python_models,
+)
 from python_tests.integration.reliability.shared import COMPARED
 
 pytestmark = [pytest.mark.slow, pytest.mark.endpoint]
@@ -37,12 +39,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.endpoint]
 RUNS = int(os.environ.get("THREADS_RUNS", "5"))
 THREADS = "4"
 LAST_BATCH = 2  # the generator's change batches: 0 (initial), 1 and 2
-PYTHON_MODELS = (
-    "int_order_row_lineage",
-    "fct_customer_revenue",
-    "fct_daily_revenue",
-    "delta_commit_audit",
-)
 VENV_BIN = Path(sys.executable).parent
 # target -> [seconds per build]; printed at the end of each target's test
 TIMES: dict[str, list[float]] = {}
@@ -88,24 +84,6 @@ def dbt_process(work: Path, env: dict[str, str], *args: str) -> tuple[int, str]:
         env={**os.environ, **env}, cwd=work, capture_output=True, text=True, timeout=3600,
     )  # fmt: skip
     return completed.returncode, completed.stdout + completed.stderr
-
-
-def overlapping_python_models(run_results: Path) -> list[tuple[str, str]]:
-    """The pairs of Python models whose execution overlapped in time (run_results.json)."""
-    windows = {}
-    for result in json.loads(run_results.read_text())["results"]:
-        name = result["unique_id"].split(".")[-1]
-        if result["unique_id"].startswith("model.") and name in PYTHON_MODELS:
-            [execute] = [t for t in result["timing"] if t["name"] == "execute"]
-            windows[name] = tuple(
-                datetime.fromisoformat(execute[key].replace("Z", "+00:00"))
-                for key in ("started_at", "completed_at")
-            )
-    return [
-        (a, b)
-        for a, b in itertools.combinations(sorted(windows), 2)
-        if windows[a][0] < windows[b][1] and windows[b][0] < windows[a][1]
-    ]
 
 
 @pytest.mark.parametrize("target", ["session", "thrift", "connect"])

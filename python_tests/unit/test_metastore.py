@@ -33,6 +33,7 @@ METASTORE_ENV = (
     "LAKEHOUSE_METASTORE_DRIVER",
     "LAKEHOUSE_METASTORE_DRIVER_CLASS",
     "LAKEHOUSE_METASTORE_PORT",
+    "LAKEHOUSE_METASTORE_BIND_HOST",
 )
 
 
@@ -150,6 +151,11 @@ def test_local_settings_from_the_environment(monkeypatch, tmp_path):
     assert settings.port == metastore.DEFAULT_PORT
     assert settings.local_url == "jdbc:postgresql://127.0.0.1:5433/metastore"
     assert settings.directory == tmp_path / "home" / "metastore-pg"
+    assert not settings.serves_other_hosts
+    monkeypatch.setenv("LAKEHOUSE_METASTORE_BIND_HOST", "10.0.0.7")
+    other_hosts = metastore.MetastoreSettings.from_env()
+    assert other_hosts.local_url == "jdbc:postgresql://10.0.0.7:5433/metastore"
+    assert other_hosts.serves_other_hosts
     monkeypatch.setenv("LAKEHOUSE_METASTORE_PORT", "five")
     with pytest.raises(metastore.MetastoreError, match="LAKEHOUSE_METASTORE_PORT"):
         metastore.MetastoreSettings.from_env()

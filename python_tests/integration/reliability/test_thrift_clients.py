@@ -3,7 +3,6 @@ the endpoint going away (stopped, then back; hung)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import subprocess
@@ -19,6 +18,7 @@ from python_tests.conftest import (
     RELIABILITY,
     endpoint_env,
     running_test_endpoint,
+    seed_row_count,
     unique_schema,
 )
 from python_tests.integration.conftest import DbtProject
@@ -110,11 +110,6 @@ class ThriftReader(threading.Thread):
     def __exit__(self, *exc) -> None:
         self.stopped.set()
         self.join(timeout=120)
-
-
-def seed_row_count(name: str) -> int:
-    with open(PROJECT_DIR / "seeds" / f"{name}.csv", newline="") as file:
-        return len(list(csv.reader(file))) - 1
 
 
 @pytest.fixture(scope="class")

@@ -6,11 +6,11 @@ other clients share one catalog at once. The profile's `local` output points the
 it when LAKEHOUSE_METASTORE_URL is set (docs/metastore.md).
 
 `start` runs a PostgreSQL server from Debian's packages (`postgresql`) for local use: data
-directory, log and socket under `$LAKEHOUSE_HOME/metastore-pg/`, listening on 127.0.0.1 at
-LAKEHOUSE_METASTORE_PORT (default 5433, beside a system PostgreSQL on 5432). It creates the
-`metastore` database and its owner, initialises the Hive schema once, and prints the variables
-to export. `init` initialises the schema of any PostgreSQL metastore (production: once, before
-the first Spark process connects).
+directory, log and socket under `$LAKEHOUSE_HOME/metastore-pg/`, listening on 127.0.0.1 (or
+LAKEHOUSE_METASTORE_BIND_HOST, for other hosts) at LAKEHOUSE_METASTORE_PORT (default 5433,
+beside a system PostgreSQL on 5432). It creates the `metastore` database and its owner,
+initialises the Hive schema once, and prints the variables to export. `init` initialises the
+schema of any PostgreSQL metastore (production: once, before the first Spark process connects).
 
 Why the schema is created up front, in one process: Spark lets Hive create the metastore tables
 on first use (`datanucleus.schema.autoCreateAll`) only for embedded Derby. Several processes

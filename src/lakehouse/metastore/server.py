@@ -156,8 +156,11 @@ def start(settings: MetastoreSettings, timeout: float = 120.0) -> str:
                 ],
                 "initdb",
             )
+        if settings.serves_other_hosts:
+            _allow_other_hosts(settings)
         options = (
-            f"-p {settings.port} -k {settings.directory} -c listen_addresses=127.0.0.1 "
+            f"-p {settings.port} -k {settings.directory} "
+            f"-c listen_addresses={settings.bind_host} "
             # Each Spark process holds a pool of metastore connections (10 by default).
             "-c max_connections=200"
         )
@@ -189,6 +192,16 @@ def start(settings: MetastoreSettings, timeout: float = 120.0) -> str:
         f"# {state} (pid {pid}): {settings.local_url}, {initialised}; log {settings.log_file}\n"
         + exports(settings)
     )
+
+
+def _allow_other_hosts(settings: MetastoreSettings) -> None:
+    """initdb lets password logins in from loopback only: let the metastore's user in from any
+    address, by password (scram-sha-256), into the metastore database alone."""
+    rule = f"host {DATABASE} {settings.user} all scram-sha-256"
+    hba = settings.data_dir / "pg_hba.conf"
+    if rule not in hba.read_text().splitlines():
+        with hba.open("a") as file:
+            file.write(f"# lakehouse metastore start, LAKEHOUSE_METASTORE_BIND_HOST\n{rule}\n")
 
 
 def _ensure_database(settings: MetastoreSettings, password: str) -> None:

@@ -3,6 +3,7 @@ which JDBC driver."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from lakehouse import processes
 from lakehouse.settings import session_settings
 
 DEFAULT_PORT = 5433
+DEFAULT_BIND_HOST = "127.0.0.1"
 DEFAULT_DRIVER = "/usr/share/java/postgresql.jar"
 DATABASE = "metastore"
 DEFAULT_USER = "lakehouse"
@@ -26,6 +28,8 @@ class MetastoreError(processes.ProcessError):
 class MetastoreSettings:
     session: SessionSettings
     port: int = DEFAULT_PORT
+    # The address the local server listens on: loopback unless other hosts must reach it.
+    bind_host: str = DEFAULT_BIND_HOST
     user: str = DEFAULT_USER
     # Only ever from the environment; a local server without one gets a generated password,
     # kept in `password_file` (mode 0600).
@@ -42,6 +46,7 @@ class MetastoreSettings:
         return cls(
             session=session_settings(Path(project_dir)) if project_dir else session_settings(),
             port=int(port),
+            bind_host=os.environ.get("LAKEHOUSE_METASTORE_BIND_HOST") or cls.bind_host,
             user=os.environ.get("LAKEHOUSE_METASTORE_USER") or cls.user,
             password=os.environ.get("LAKEHOUSE_METASTORE_PASSWORD") or None,
             driver=Path(os.environ.get("LAKEHOUSE_METASTORE_DRIVER") or DEFAULT_DRIVER),
@@ -75,7 +80,15 @@ class MetastoreSettings:
 
     @property
     def local_url(self) -> str:
-        return f"jdbc:postgresql://127.0.0.1:{self.port}/{DATABASE}"
+        """The local server's URL, at the address it listens on."""
+        return f"jdbc:postgresql://{self.bind_host}:{self.port}/{DATABASE}"
+
+    @property
+    def serves_other_hosts(self) -> bool:
+        try:
+            return not ipaddress.ip_address(self.bind_host).is_loopback
+        except ValueError:  # a name
+            return self.bind_host != "localhost"
 
     def local_password(self) -> str:
         """The local server's password: the environment's, else the generated one."""
