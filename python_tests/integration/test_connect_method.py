@@ -82,7 +82,8 @@ class TestToken:
         said = str(result.exception or [r.message for r in result.result])
         sent = "an invalid" if given else "no"
         assert f"refused the client: it sent {sent} token" in said, said
-        assert "LAKEHOUSE_CONNECT_TOKEN" in said and running_endpoint.connect_url in said
+        # the adapter's words: the profile's field (the project maps LAKEHOUSE_CONNECT_TOKEN)
+        assert "Set the profile's `token`" in said and running_endpoint.connect_url in said
         assert "wrong-token" not in said  # a token is never shown
         assert not scratch.spark.catalog.tableExists(f"{scratch.schema}.refused")
 

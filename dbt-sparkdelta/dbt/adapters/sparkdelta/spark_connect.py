@@ -102,6 +102,7 @@ def open_session(url: str, retry_seconds: int, settings: Mapping[str, str] | Non
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     session = ConnectSession.builder.remote(url).create()
+    close_without_pool_shutdown(session.client)
     session.client.set_retry_policies([bounded_retry_policy(retry_seconds)])
     try:
         for key, value in (settings or {}).items():
@@ -129,6 +130,20 @@ def close_at_exit(session: Any) -> None:
     atexit.register(close_if_open)
 
 
+def close_without_pool_shutdown(client: Any) -> None:
+    """Make `client.close()` close its channel only. PySpark's also shuts down the process-wide
+    pool that releases every Connect session's results, and joins its threads; its
+    `SparkSession.__del__` calls it from whichever thread the garbage collector runs in, even
+    inside a gRPC call that holds a lock those threads wait for: a deadlock (seen: a build
+    with 4 threads on the connect target hung in `ThreadPoolExecutor.shutdown`)."""
+
+    def close() -> None:
+        client._channel.close()
+        client._closed = True
+
+    client.close = close
+
+
 def close_session(session: Any) -> None:
     """Release the server-side session and close its channel; best effort, never raises.
 
@@ -136,13 +151,12 @@ def close_session(session: Any) -> None:
     results of every Connect session, so another session's next statement could fail with
     "cannot schedule new futures after shutdown" (seen in the adapter suite).
     """
-    client = session.client
     try:
-        client.release_session()
+        session.client.release_session()
     except Exception as exc:  # the endpoint may be gone
         logger.debug(f"Spark Connect session release failed: {exc}")
-    client._channel.close()
-    client._closed = True
+    close_without_pool_shutdown(session.client)
+    session.client.close()
 
 
 def _binding(value: Any) -> Any:
