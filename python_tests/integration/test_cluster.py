@@ -65,6 +65,21 @@ def run_lakehouse(home: Path, extra_env: dict[str, str]) -> subprocess.Completed
     return result
 
 
+def assert_quiet_first_run(result: subprocess.CompletedProcess, home: Path) -> None:
+    """What a new user's first `lakehouse run` in a new home shows: dbt's summary and the
+    Delta report, no JVM log line; and the production manifest the analyst's loop looks for."""
+    assert "Completed successfully" in result.stdout
+    assert "Delta at work" in result.stdout
+    assert (home / "prod-state" / "manifest.json").is_file()
+    output = result.stdout + result.stderr
+    jvm_noise = [
+        line
+        for line in output.splitlines()
+        if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
+    ]
+    assert jvm_noise == []
+
+
 def table_path(warehouse: Path, schema: str, table: str) -> Path:
     path = warehouse / f"{schema}.db" / table
     assert (path / "_delta_log").is_dir(), f"{schema}.{table}: no Delta table at {path}"

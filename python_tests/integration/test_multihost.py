@@ -11,7 +11,8 @@ TLS. The endpoint's catalog is the metastore host's PostgreSQL. The client runs 
 on the `thrift` target with dbt's 4 threads (bronze over Connect, `dbt build`, a change batch,
 `dbt build` again) while a reader on the client host, an embedded Spark on the same metastore,
 counts the seeds by name the whole time; the tables must equal an embedded build of the same
-batches and the independent recompute. The hosts share the file system, as real hosts share the
+batches (a new user's first `lakehouse run` in a new home: its output must be quiet) and the
+independent recompute. The hosts share the file system, as real hosts share the
 warehouse's storage.
 """
 
@@ -42,6 +43,7 @@ from python_tests.directory import PEOPLE, start_directory
 from python_tests.integration.test_cluster import (
     BRONZE,
     SCHEMA,
+    assert_quiet_first_run,
     assert_tables_match_the_reference,
     run_lakehouse,
     table_path,
@@ -130,11 +132,15 @@ def shared_metastore(test_hosts) -> Iterator[dict[str, str]]:
     try:
         started = on_host("metastore", [*LAKEHOUSE, "metastore", "start"], env)
         print("\nmetastore: " + started.splitlines()[0])
-        yield {
-            "LAKEHOUSE_METASTORE_URL": f"jdbc:postgresql://{address}:{METASTORE_PORT}/metastore",
-            "LAKEHOUSE_METASTORE_USER": metastore.DEFAULT_USER,
-            "LAKEHOUSE_METASTORE_PASSWORD": password,
-        }
+        # What the command tells its clients to export (the password it names by reference).
+        exported = dict(
+            line.removeprefix("export ").split("=", 1)
+            for line in started.splitlines()
+            if line.startswith("export ") and "PASSWORD" not in line
+        )
+        url = f"jdbc:postgresql://{address}:{METASTORE_PORT}/metastore"
+        assert exported["LAKEHOUSE_METASTORE_URL"] == url, started
+        yield {**exported, "LAKEHOUSE_METASTORE_PASSWORD": password}
     finally:
         subprocess.run(
             test_hosts.exec("metastore", [*LAKEHOUSE, "metastore", "stop"]),
@@ -557,8 +563,9 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
 
     embedded = tmp_path / "embedded"
     started = time.monotonic()
-    run_lakehouse(embedded, {"LAKEHOUSE_SPARK_MASTER": "local[2]"})
+    first_run = run_lakehouse(embedded, {"LAKEHOUSE_SPARK_MASTER": "local[2]"})
     print(f"  embedded lakehouse run: {time.monotonic() - started:.0f}s")
+    assert_quiet_first_run(first_run, embedded)  # a new user's first command, in a new home
     for name, columns in COLUMNS.items():
         rows = {
             where: sorted_rows(
