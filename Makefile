@@ -72,7 +72,8 @@ test-cluster: $(INSTALLED)
 ## The deployment across hosts on this machine: the master, two workers, an LDAP directory, a
 ## PostgreSQL metastore, the endpoint (LDAP, Connect token behind an nginx TLS proxy) and a dbt
 ## client building with 4 threads while a reader polls the seeds, each in its own network
-## namespace with its own address (root; installs iproute2, openssl, slapd, ldap-utils,
+## namespace with its own address; the reference build is a first `lakehouse run` in a new home,
+## whose output must be quiet (root; installs iproute2, openssl, slapd, ldap-utils,
 ## nginx-light, postgresql and its JDBC driver when missing).
 test-multihost: $(INSTALLED)
 	$(call debian_packages,iproute2 openssl slapd ldap-utils nginx-light postgresql libpostgresql-jdbc-java)
@@ -94,7 +95,7 @@ test-metastore: $(INSTALLED)
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
 ## operations package by path, a project with no file_format built twice, cloned, inspected;
 ## delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder;
-## and the `lakehouse` command's first run in a new home (quiet output, a copied home refused).
+## and a copied `lakehouse` home refused (the first run's quiet output: test-multihost).
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution python_tests/integration/test_cli.py
 
