@@ -47,7 +47,7 @@ test: $(INSTALLED)
 
 ## The long change sequences: bronze commits no batch id could follow (late changes, deletes,
 ## erasure, compaction) and seeded random sequences, each build compared with an independent
-## recompute and a full refresh. `.ci/run` runs it after `make test`.
+## recompute and a full refresh. `.ci/run` runs it after `make test` when it fits in CI's time.
 test-sequences: $(INSTALLED)
 	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" python_tests/integration
 
@@ -150,7 +150,7 @@ test-adapter-thrift: $(INSTALLED)
 ## and on the `connect` method, each against the project's endpoint started by the tests with a
 ## Connect token; with connect, the connect target's own tests (as test-adapter-connect: the
 ## token refused and accepted, the whole project built with 4 threads, a lost endpoint).
-## `.ci/run` runs it after `make test`.
+## `.ci/run` runs it after `make test` when it fits in CI's time.
 test-adapter-remote: $(INSTALLED)
 	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
 		python_tests/adapter
