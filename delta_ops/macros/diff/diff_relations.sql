@@ -10,10 +10,10 @@
   changed, their share, and audit-helper's breakdown: match, both NULL, one NULL, differ; the
   totals of numeric columns on each side; up to `samples` sample rows of each kind, changed ones
   with their before and after values) and returns it as a dict. The key must be unique on each
-  side (checked first). When `a` does not exist and `b` does (a new model), it summarises `b`
-  instead (rows, columns, whether the key is unique). `save_to` writes the rows that differ to a
-  table (never in a's schema). `fail_on_diff: true` fails (non-zero exit) when anything
-  differs, for CI, with the one-line summary.
+  side (the counts' query checks it). When `a` does not exist and `b` does (a new model), it
+  summarises `b` instead (rows, columns, whether the key is unique). `save_to` writes the rows
+  that differ to a table (never in a's schema). `fail_on_diff: true` fails (non-zero exit) when
+  anything differs, for CI, with the one-line summary.
 -#}
 {% macro diff_relations(a=none, b=none, key=none, version=none, timestamp=none, columns=none,
     tolerance=none, samples=5, fail_on_diff=false, version_b=none, timestamp_b=none,
@@ -137,24 +137,6 @@
     {%- endif -%}
   {%- endfor -%}
 
-  {#- The key must be unique on each side, or the counts mean nothing. -#}
-  {%- for side, relation in [('a', name_a), ('b', name_b)] -%}
-    {%- set dups = delta_ops._try_sql(delta_ops._diff_duplicates_sql(relation, key_columns)) -%}
-    {%- if dups.error -%}
-      {{ delta_ops._diff_error(op ~ ": checking the key of " ~ side ~ " (" ~ relation ~ "): " ~ dups.error) }}
-    {%- endif -%}
-    {%- if dups.table.rows | length -%}
-      {%- set shown = [] -%}
-      {%- for row in dups.table.rows -%}
-        {%- do shown.append(delta_ops._diff_key_text(fromjson(row['sample']).key) ~ ' x' ~ row['n'] | int) -%}
-      {%- endfor -%}
-      {{ delta_ops._diff_error(op ~ ": the key (" ~ key_columns | join(', ') ~ ") is not "
-          ~ "unique in " ~ side ~ " (" ~ relation ~ "): " ~ dups.table.rows[0]['keys'] | int
-          ~ " duplicated key" ~ ('s' if dups.table.rows[0]['keys'] | int != 1 else '') ~ ", e.g. "
-          ~ shown | join(', ') ~ ". Give a unique " ~ delta_ops._diff_spell(names, 'key') ~ ".") }}
-    {%- endif -%}
-  {%- endfor -%}
-
   {%- set query = {'a': side_a.relation, 'b': side_b.relation, 'key': key_columns, 'columns': compared,
       'version': read.version, 'timestamp': read.timestamp, 'version_a': read.version_a,
       'timestamp_a': read.timestamp_a, 'tolerance': tolerance, 'numeric_columns': numeric,
@@ -164,6 +146,22 @@
     {{ delta_ops._diff_error(op ~ " of " ~ name_a ~ " with " ~ name_b ~ ": " ~ counted.error) }}
   {%- endif -%}
   {%- set row = delta_ops._rows_as_dicts(counted.table)[0] -%}
+  {#- The key must be unique on each side, or the counts mean nothing: the counts say whether it
+      is; the keys repeated are looked up only then, for the message. -#}
+  {%- for side, relation in [('a', name_a), ('b', name_b)] if row['duplicated_' ~ side] | int -%}
+    {%- set dups = delta_ops._try_sql(delta_ops._diff_duplicates_sql(relation, key_columns)) -%}
+    {%- if dups.error -%}
+      {{ delta_ops._diff_error(op ~ ": checking the key of " ~ side ~ " (" ~ relation ~ "): " ~ dups.error) }}
+    {%- endif -%}
+    {%- set shown = [] -%}
+    {%- for dup in dups.table.rows -%}
+      {%- do shown.append(delta_ops._diff_key_text(fromjson(dup['sample']).key) ~ ' x' ~ dup['n'] | int) -%}
+    {%- endfor -%}
+    {{ delta_ops._diff_error(op ~ ": the key (" ~ key_columns | join(', ') ~ ") is not "
+        ~ "unique in " ~ side ~ " (" ~ relation ~ "): " ~ dups.table.rows[0]['keys'] | int
+        ~ " duplicated key" ~ ('s' if dups.table.rows[0]['keys'] | int != 1 else '') ~ ", e.g. "
+        ~ shown | join(', ') ~ ". Give a unique " ~ delta_ops._diff_spell(names, 'key') ~ ".") }}
+  {%- endfor -%}
   {%- set matched = row.changed | int + row.unchanged | int -%}
   {%- set column_changes, column_stats, totals = {}, {}, {} -%}
   {%- for c in compared -%}

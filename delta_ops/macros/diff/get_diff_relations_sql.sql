@@ -1,12 +1,14 @@
 {#-
   The text of a keyed data diff of relation `a` (before) with relation `b` (after) (Relations;
   `b` read as of `version` or `timestamp`, `a` as of `version_a` or `timestamp_a` when given).
-  One full outer join of one scan of each side on the key, compared null-safely (<=>), with a
-  per-row hash of the compared columns on each side; returns text only (diff_relations
-  validates, runs and reports). A row is `removed` (in a only), `added` (in b only), `changed`
-  or `unchanged`.
+  One full outer join of one scan of each side on the key (as a struct of the key columns, so
+  NULLs match as with <=>), with a per-row hash of the compared columns on each side; returns
+  text only (diff_relations validates, runs and reports). A row is `removed` (in a only),
+  `added` (in b only), `changed` or `unchanged`.
 
-  - By default: one row of counts: rows_a, rows_b, removed, added, changed, unchanged; per
+  - By default: one row of counts: duplicated_a and duplicated_b (not 0 when a key repeats on
+    that side, and then the other counts mean nothing; a window over the join's own
+    partitioning, no scan of its own), rows_a, rows_b, removed, added, changed, unchanged; per
     compared column i: both_null_<i> (matched rows where both are NULL), one_null_<i> (changed
     rows where one side is NULL), differ_<i> (changed rows where both have a value and the
     values differ); per column i of `summed_columns`: sum_a_<i>, sum_b_<i> and
@@ -33,11 +35,13 @@
   {%- set numeric = (numeric_columns or []) | map('lower') | list if tolerance is not none else [] -%}
   {%- set text = (text_columns or []) | map('lower') | list -%}
   {%- set summed = summed_columns or [] -%}
-  {%- set key_select, exact_parts, column_select, on = [], [], [], [] -%}
+  {%- set key_select, exact_parts, column_select, key_fields = [], [], [], [] -%}
   {%- for k in key -%}
     {%- do key_select.append(quote_identifier(k) ~ ' as __k' ~ loop.index0) -%}
-    {%- do on.append('a.__k' ~ loop.index0 ~ ' <=> b.__k' ~ loop.index0) -%}
+    {%- do key_fields.append("'k" ~ loop.index0 ~ "', " ~ quote_identifier(k)) -%}
   {%- endfor -%}
+  {#- The counts also count repeated keys: a window on the join key needs no shuffle of its own. -#}
+  {%- set counts = not mismatches and samples is none -%}
   {%- set flags, tolerant_flags = [], [] -%}
   {%- for c in columns -%}
     {%- set i = loop.index0 -%}
@@ -62,11 +66,15 @@
   {%- for k in key -%}{%- do keys.append('__k' ~ loop.index0) -%}{%- endfor -%}
   {%- set side -%}
         select
+            named_struct({{ key_fields | join(', ') }}) as __j,
             {{ key_select | join(',\n            ') }},
             true as __present{% for s in column_select %},
             {{ s }}{% endfor %}
         from {relation}
   {%- endset -%}
+  {%- if counts -%}
+    {%- set side = 'select *, count(*) over (partition by __j) as __n from (\n' ~ side ~ '\n)' -%}
+  {%- endif -%}
   {%- set sql -%}
 with
 a_rows as (
@@ -93,10 +101,14 @@ compared as (
         a.__s{{ loop.index0 }} as __sa{{ loop.index0 }},
         b.__s{{ loop.index0 }} as __sb{{ loop.index0 }},
         {%- endfor %}
+        {%- if counts %}
+        a.__n as __na,
+        b.__n as __nb,
+        {%- endif %}
         a.__hash <> b.__hash as __hash_differs
     from a
     full outer join b
-        on {{ on | join('\n        and ') }}
+        on a.__j = b.__j
 ),
 classified as (
     select
@@ -122,6 +134,8 @@ from classified
 where __kind <> 'unchanged'
 {%- elif samples is none %}
 select
+    count_if(__na > 1) as duplicated_a,
+    count_if(__nb > 1) as duplicated_b,
     count_if(__in_a) as rows_a,
     count_if(__in_b) as rows_b,
     count_if(__kind = 'removed') as removed,

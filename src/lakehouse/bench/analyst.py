@@ -203,9 +203,9 @@ def render(results: dict) -> str:
         f"{human_bytes(loop['log_bytes'])} of Delta log.",
         "",
         f"Diff of two {DIFF_ROWS:,}-row tables (`lakehouse dev diff big --key id`, median of "
-        f"{REPEATS}): {diff['diff_s']:.1f} s in all, of which the diff's queries (the key's "
-        f"uniqueness on each side, the join with the counts, per-column breakdown and totals, "
-        f"and the samples' join; timed by the operation itself) {diff['query_s']:.1f} s. "
+        f"{REPEATS}): {diff['diff_s']:.1f} s in all, of which the diff's queries (the join "
+        f"with the counts, the key's uniqueness on each side, per-column breakdown and totals, "
+        f"then the samples' join; timed by the operation itself) {diff['query_s']:.1f} s. "
         "One full scan of both sides (the floor): "
         f"{diff['floor_s']:.1f} s; ratio of the queries {query_ratio:.2f}, of the whole "
         f"command {ratio:.2f} (the rest is the process and dbt's start). The least a keyed "
