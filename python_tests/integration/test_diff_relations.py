@@ -165,6 +165,22 @@ class TestDiffRelations:
         assert result["columns"] == ["amount"]
         assert result["changed"] == expected["column_changes"]["amount"] == 1
 
+    def test_a_key_of_another_type_in_b_matches_as_spark_compares_it(self, tables):
+        """b's id as a decimal (a's is an int): the rows match as with a's own types."""
+        p = tables
+        columns = ", ".join(["cast(id as decimal(12, 2)) as id", "region", *COMPARED])
+        p.spark.sql(
+            f"create or replace table {p.relation('diff_b_decimal')} using delta "
+            f"as select {columns} from {p.relation('diff_b')}"
+        )
+        compared = {"columns": list(COMPARED)}
+        same_types = diff_result(p.run_operation("diff_relations", diff_args(p, **compared)))
+        args = diff_args(p, b=f"{p.schema}.diff_b_decimal", **compared)
+        mixed = diff_result(p.run_operation("diff_relations", args))
+        counts = ("rows_a", "rows_b", "removed", "added", "changed", "unchanged", "column_changes")
+        assert {c: mixed[c] for c in counts} == {c: same_types[c] for c in counts}
+        assert mixed["changed"] > 0 and mixed["removed"] > 0, mixed
+
     def test_duplicated_keys_are_refused_naming_them_and_the_side(self, tables):
         p = tables
         p.spark.sql(f"create or replace table {p.relation('diff_dup')} ({COLUMNS}) using delta")

@@ -137,10 +137,14 @@
     {%- endif -%}
   {%- endfor -%}
 
+  {%- set mixed_key_types = [] -%}
+  {%- for k in key_columns if types_a[k] != types_b[lower_b[k | lower]] -%}
+    {%- do mixed_key_types.append(k) -%}
+  {%- endfor -%}
   {%- set query = {'a': side_a.relation, 'b': side_b.relation, 'key': key_columns, 'columns': compared,
       'version': read.version, 'timestamp': read.timestamp, 'version_a': read.version_a,
       'timestamp_a': read.timestamp_a, 'tolerance': tolerance, 'numeric_columns': numeric,
-      'text_columns': text} -%}
+      'text_columns': text, 'mixed_key_types': mixed_key_types | length > 0} -%}
   {%- set counted = delta_ops._try_sql(delta_ops.get_diff_relations_sql(summed_columns=summed, **query)) -%}
   {%- if counted.error -%}
     {{ delta_ops._diff_error(op ~ " of " ~ name_a ~ " with " ~ name_b ~ ": " ~ counted.error) }}

@@ -2,7 +2,8 @@
   The text of a keyed data diff of relation `a` (before) with relation `b` (after) (Relations;
   `b` read as of `version` or `timestamp`, `a` as of `version_a` or `timestamp_a` when given).
   One full outer join of one scan of each side on the key (as a struct of the key columns, so
-  NULLs match as with <=>), with a per-row hash of the compared columns on each side; returns
+  NULLs match as with <=>; with `mixed_key_types`, a key column's types differ between the
+  sides, on each key column with <=>, which lets Spark coerce), with a per-row hash of the compared columns on each side; returns
   text only (diff_relations validates, runs and reports). A row is `removed` (in a only),
   `added` (in b only), `changed` or `unchanged`.
 
@@ -29,17 +30,20 @@
 -#}
 {% macro get_diff_relations_sql(a, b, key, columns, version=none, timestamp=none, tolerance=none,
     numeric_columns=none, text_columns=none, samples=none, version_a=none, timestamp_a=none,
-    summed_columns=none, sample_order='key', seed=0, mismatches=false) %}
+    summed_columns=none, sample_order='key', seed=0, mismatches=false, mixed_key_types=false) %}
   {%- set as_of = delta_ops._time_travel_clause(version, timestamp, 'diff_relations of ' ~ b) -%}
   {%- set as_of_a = delta_ops._time_travel_clause(version_a, timestamp_a, 'diff_relations of ' ~ a) -%}
   {%- set numeric = (numeric_columns or []) | map('lower') | list if tolerance is not none else [] -%}
   {%- set text = (text_columns or []) | map('lower') | list -%}
   {%- set summed = summed_columns or [] -%}
-  {%- set key_select, exact_parts, column_select, key_fields = [], [], [], [] -%}
+  {%- set key_select, exact_parts, column_select, key_fields, on = [], [], [], [], [] -%}
   {%- for k in key -%}
     {%- do key_select.append(quote_identifier(k) ~ ' as __k' ~ loop.index0) -%}
     {%- do key_fields.append("'k" ~ loop.index0 ~ "', " ~ quote_identifier(k)) -%}
+    {%- do on.append('a.__k' ~ loop.index0 ~ ' <=> b.__k' ~ loop.index0) -%}
   {%- endfor -%}
+  {#- Structs of different field types do not compare: then each key column with <=>. -#}
+  {%- set on = on if mixed_key_types else ['a.__j = b.__j'] -%}
   {#- The counts also count repeated keys: a window on the join key needs no shuffle of its own. -#}
   {%- set counts = not mismatches and samples is none -%}
   {%- set flags, tolerant_flags = [], [] -%}
@@ -108,7 +112,7 @@ compared as (
         a.__hash <> b.__hash as __hash_differs
     from a
     full outer join b
-        on a.__j = b.__j
+        on {{ on | join('\n        and ') }}
 ),
 classified as (
     select
