@@ -1,11 +1,12 @@
 {#-
   The text of a keyed data diff of relation `a` (before) with relation `b` (after) (Relations;
   `b` read as of `version` or `timestamp`, `a` as of `version_a` or `timestamp_a` when given).
-  One full outer join of one scan of each side on the key (as a struct of the key columns, so
-  NULLs match as with <=>; with `mixed_key_types`, a key column's types differ between the
-  sides, on each key column with <=>, which lets Spark coerce), with a per-row hash of the compared columns on each side; returns
-  text only (diff_relations validates, runs and reports). A row is `removed` (in a only),
-  `added` (in b only), `changed` or `unchanged`.
+  One full outer join of one scan of each side on the key, with a per-row hash of the compared
+  columns on each side; returns text only (diff_relations validates, runs and reports). The
+  join is on a struct of the key columns (NULLs match, as with <=>), or, with
+  `mixed_key_types` (a key column's types differ between the sides), on each key column with
+  <=>, which lets Spark coerce. A row is `removed` (in a only), `added` (in b only), `changed`
+  or `unchanged`.
 
   - By default: one row of counts: duplicated_a and duplicated_b (not 0 when a key repeats on
     that side, and then the other counts mean nothing; a window over the join's own
