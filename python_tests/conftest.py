@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -35,6 +36,17 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "delta_spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.delta)
+
+
+@pytest.fixture
+def local_zone_not_the_sessions(monkeypatch) -> str:
+    """This process's local time zone is America/Los_Angeles for the test (the sessions' is
+    UTC): PySpark's collect() then gives TIMESTAMPs in a zone other than the session's."""
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    yield "America/Los_Angeles"
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture(scope="session")

@@ -212,6 +212,7 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                 SessionHomeMismatch,
                 SessionSettings,
                 get_or_create_session,
+                session_connection_handle,
             )
 
             try:
@@ -229,6 +230,10 @@ class SparkDeltaConnectionManager(SparkConnectionManager):
                     get_or_create_session(settings)
             except (DeltaRuntimeUnavailable, SessionHomeMismatch) as exc:
                 raise FailedToConnectError(str(exc)) from None
+            connection = super().open(connection)
+            # dbt-spark's handle, with results' TIMESTAMPs in the session's time zone
+            connection.handle = session_connection_handle(credentials.server_side_parameters)
+            return connection
         return super().open(connection)
 
     @classmethod

@@ -424,3 +424,34 @@ def check_home_not_copied(default_location: str, warehouse_dir: str, metastore_d
         f"under {default_location}. Nothing was read or written. Use the session home that "
         f"holds those tables, or start from an empty session home and rebuild there."
     )
+
+
+def session_connection_handle(server_side_parameters: Mapping[str, str]) -> Any:
+    """dbt-spark's `session` connection handle, whose results show TIMESTAMPs in the session's
+    time zone (timestamps.py), not in PySpark's local one."""
+    from dbt.adapters.spark.session import Connection, Cursor, SessionConnectionWrapper
+
+    from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+
+    class SessionCursor(Cursor):
+        def _as_session_shows(self, rows: list) -> list:
+            conf = self._df.sparkSession.conf
+            return as_session_shows(rows, self._df.schema, lambda: conf.get(SESSION_TIME_ZONE))
+
+        def fetchall(self) -> list | None:
+            if self._rows is None and self._df is not None:
+                self._rows = self._as_session_shows(self._df.collect())
+            return self._rows
+
+        def fetchone(self) -> Any:
+            if self._rows is None and self._df is not None:
+                self._rows = self._as_session_shows(self._df.take(1))
+            return super().fetchone()
+
+    class SessionConnection(Connection):
+        def cursor(self) -> Cursor:
+            return SessionCursor(server_side_parameters=self.server_side_parameters)
+
+    return SessionConnectionWrapper(
+        SessionConnection(server_side_parameters=dict(server_side_parameters))
+    )

@@ -19,6 +19,8 @@ from urllib.parse import urlparse
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import SparkConnectionWrapper
 
+from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+
 logger = AdapterLogger("SparkDelta")
 
 URL_SCHEME = "sc://"
@@ -212,7 +214,10 @@ class ConnectConnectionWrapper(SparkConnectionWrapper):
 
     def fetchall(self) -> list | None:
         if self._rows is None and self._df is not None:
-            self._rows = self._df.collect()
+            conf = self.session.conf
+            self._rows = as_session_shows(
+                self._df.collect(), self._df.schema, lambda: conf.get(SESSION_TIME_ZONE)
+            )
         return self._rows
 
     def fetchone(self) -> Any:
