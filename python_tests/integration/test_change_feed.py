@@ -306,6 +306,32 @@ class TestChangeDrivenModels:
         upstream.observe_row_tracking()
         assert_consumers_equal_full_recompute(upstream)
 
+    def test_a_consumer_restored_to_a_timestamp_catches_up_whatever_the_local_zone(
+        self, upstream, local_zone_not_the_sessions
+    ):
+        # RESTORE names the time in the session's zone; the consumer finds the version it
+        # went back to by comparing that with the commit times it reads from the history.
+        project = upstream.project
+        for _ in range(2):
+            upstream.batch()
+            upstream.touch_both()
+            run_consumers(project)
+            upstream.observe_row_tracking()
+        for name in ("fct_order_lines", "fct_daily_revenue"):
+            table = project.relation(name)
+            older = watermarked_versions(project, name)[1]
+            [commit] = (
+                project.spark.sql(f"describe history {table}")
+                .where(f"version = {older}")
+                .selectExpr("cast(timestamp as string) as at")  # in the session's zone
+                .collect()
+            )
+            project.spark.sql(f"restore table {table} to timestamp as of '{commit.at}'")
+        upstream.batch()
+        run_consumers(project)
+        upstream.observe_row_tracking()
+        assert_consumers_equal_full_recompute(upstream)
+
     def test_a_restored_upstream_is_caught_up_from_its_change_feed(self, upstream):
         project = upstream.project
         older = project.history("int_order_lines_deduplicated")[3].version

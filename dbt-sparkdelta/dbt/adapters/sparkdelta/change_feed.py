@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -409,7 +411,11 @@ class ChangeFeed:
         self.processed = watermark or {}
 
     def _read_history(self, table: str, limit: int | None) -> list[Commit]:
-        rows = self.session.sql(describe_history_sql(table, limit)).collect()
+        frame = self.session.sql(describe_history_sql(table, limit))
+        # commit times in the session's zone, as a RESTORE's timestamp names them
+        rows = as_session_shows(
+            frame.collect(), frame.schema, lambda: self.session.conf.get(SESSION_TIME_ZONE)
+        )
         return [Commit.from_row(row.asDict()) for row in rows]
 
     def end_version(self, table: str) -> int:
