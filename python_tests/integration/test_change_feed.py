@@ -291,26 +291,12 @@ class TestChangeDrivenModels:
         upstream.observe_row_tracking()
         assert_consumers_equal_full_recompute(upstream)
 
-    def test_a_restored_consumer_catches_up_from_the_restored_version(self, upstream):
-        project = upstream.project
-        for _ in range(2):
-            upstream.batch()
-            upstream.touch_both()
-            run_consumers(project)
-            upstream.observe_row_tracking()
-        for name in ("fct_order_lines", "fct_daily_revenue"):
-            older = watermarked_versions(project, name)[1]
-            project.spark.sql(f"restore table {project.relation(name)} to version as of {older}")
-        upstream.batch()
-        run_consumers(project)
-        upstream.observe_row_tracking()
-        assert_consumers_equal_full_recompute(upstream)
-
-    def test_a_consumer_restored_to_a_timestamp_catches_up_whatever_the_local_zone(
-        self, upstream, local_zone_not_the_sessions
+    @pytest.mark.parametrize("restored_to", ["version", "timestamp"])
+    def test_a_restored_consumer_catches_up_from_the_restored_version(
+        self, upstream, restored_to, local_zone_not_the_sessions
     ):
-        # RESTORE names the time in the session's zone; the consumer finds the version it
-        # went back to by comparing that with the commit times it reads from the history.
+        # A RESTORE to a timestamp names it in the session's zone; the consumer finds the
+        # version it went back to from the commit times it reads, on any local clock.
         project = upstream.project
         for _ in range(2):
             upstream.batch()
@@ -320,13 +306,8 @@ class TestChangeDrivenModels:
         for name in ("fct_order_lines", "fct_daily_revenue"):
             table = project.relation(name)
             older = watermarked_versions(project, name)[1]
-            [commit] = (
-                project.spark.sql(f"describe history {table}")
-                .where(f"version = {older}")
-                .selectExpr("cast(timestamp as string) as at")  # in the session's zone
-                .collect()
-            )
-            project.spark.sql(f"restore table {table} to timestamp as of '{commit.at}'")
+            point = as_of(project, table, older, restored_to)
+            project.spark.sql(f"restore table {table} to {point}")
         upstream.batch()
         run_consumers(project)
         upstream.observe_row_tracking()
@@ -369,6 +350,20 @@ class TestChangeDrivenModels:
         assert "dbt run --full-refresh -s fct_order_lines" in message
         project.dbt("run", "-s", "fct_order_lines", "--full-refresh")
         assert_consumers_equal_full_recompute(upstream)
+
+
+def as_of(project, table: str, version: int, by: str) -> str:
+    """A time-travel clause to `version` of `table`: by its number, or by its commit time as
+    the session shows it."""
+    if by == "version":
+        return f"version as of {version}"
+    [commit] = (
+        project.spark.sql(f"describe history {table}")
+        .where(f"version = {version}")
+        .selectExpr("cast(timestamp as string) as at")
+        .collect()
+    )
+    return f"timestamp as of '{commit.at}'"
 
 
 def watermarked_versions(project, name: str) -> list[int]:
