@@ -38,6 +38,10 @@ def test_defaults_suit_a_small_machine_and_keep_state_under_home():
         "databaseName=/data/lh/metastore_db" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
     )
     assert conf["spark.sql.catalog.spark_catalog"].endswith("DeltaCatalog")
+    # outside UTC, no re-read of a table's whole state after every commit
+    assert conf["spark.databricks.delta.allFilesInCrc.verificationMode.forceOnNonUTC.enabled"] == (
+        "false"
+    )
     # Hive's session resources and Spark's scratch files: in this home, not the host's /tmp.
     assert "-Djava.io.tmpdir=/data/lh/tmp" in conf["spark.driver.extraJavaOptions"]
     assert "spark.jars.repositories" not in conf
