@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import time
 from types import SimpleNamespace
+from zoneinfo import ZoneInfoNotFoundError
 
 import pytest
 from pyspark.sql import Row
@@ -117,6 +118,16 @@ def test_rows_without_a_timestamp_are_returned_as_they_are_without_asking_the_zo
 def test_spark_session_zone_spellings(zone_id, offset_hours):
     at = datetime.datetime(2026, 1, 1)
     assert session_zone(zone_id).utcoffset(at) == datetime.timedelta(hours=offset_hours)
+
+
+def test_utc_needs_no_time_zone_database(monkeypatch):
+    def no_database(key):
+        raise ZoneInfoNotFoundError(key)
+
+    monkeypatch.setattr("dbt.adapters.sparkdelta.timestamps.ZoneInfo", no_database)
+    assert [session_zone(name) for name in ("UTC", "Etc/UTC", "utc")] == [UTC] * 3
+    with pytest.raises(ValueError, match="pip install tzdata"):
+        session_zone("Europe/Berlin")
 
 
 def test_a_region_zone_follows_its_daylight_saving_time():

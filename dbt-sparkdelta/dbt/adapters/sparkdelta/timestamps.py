@@ -18,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 SESSION_TIME_ZONE = "spark.sql.session.timeZone"
+UTC_NAMES = {"Z", "UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ETC/UCT", "ZULU", "ETC/ZULU"}
 
 # Spark's zone offsets: (+|-)H[H][:mm[:ss]], optionally after GMT or UTC; Z is UTC.
 _OFFSET = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?$", re.IGNORECASE)
@@ -26,7 +27,7 @@ _OFFSET = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?$
 def session_zone(zone_id: str) -> datetime.tzinfo:
     """The tzinfo of a Spark session time zone: a region (`Europe/Berlin`, `UTC`) or an offset
     (`+02:00`, `GMT-8`, `Z`)."""
-    if zone_id.upper() == "Z":
+    if zone_id.upper() in UTC_NAMES:  # also where Python has no time zone database
         return datetime.UTC
     offset = _OFFSET.match(zone_id)
     if offset:
@@ -40,7 +41,8 @@ def session_zone(zone_id: str) -> datetime.tzinfo:
     except (ZoneInfoNotFoundError, ValueError):
         raise ValueError(
             f"Spark's session time zone {zone_id!r} ({SESSION_TIME_ZONE}) is not a zone Python "
-            "knows: set it to a region such as UTC or Europe/Berlin, or an offset such as +02:00"
+            "knows: set it to a region such as Europe/Berlin or an offset such as +02:00, and "
+            "where the system has no time zone database, `pip install tzdata`"
         ) from None
 
 
