@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime
 import time
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 from zoneinfo import ZoneInfoNotFoundError
 
 import pytest
@@ -45,18 +47,24 @@ def naive_utc(*parts: int) -> datetime.datetime:
     return datetime.datetime(*parts)
 
 
+def frame(schema: StructType, zone_of: Callable[[str], str], rows: list | None = None) -> Any:
+    """A stand-in DataFrame of `schema` whose session answers a setting with `zone_of(key)`."""
+    session = SimpleNamespace(conf=SimpleNamespace(get=zone_of))
+    return SimpleNamespace(schema=schema, sparkSession=session, collect=lambda: rows)
+
+
 def test_a_timestamp_comes_back_in_the_session_zone_and_a_timestamp_ntz_as_it_is(los_angeles):
     instant = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     schema = StructType([StructField("t", TimestampType()), StructField("n", TimestampNTZType())])
     rows = [Row(t=collected(instant), n=naive_utc(2026, 7, 1, 12, 0)), Row(t=None, n=None)]
     assert rows[0].t == naive_utc(2026, 7, 1, 5, 0)  # what the bug showed: LA's 05:00
 
-    shown = as_session_shows(rows, schema, lambda: "UTC")
+    shown = as_session_shows(frame(schema, lambda key: "UTC"), rows)
 
     assert shown == [Row(t=naive_utc(2026, 7, 1, 12, 0), n=naive_utc(2026, 7, 1, 12, 0)),
                      Row(t=None, n=None)]  # fmt: skip
     assert shown[0].t.tzinfo is None and shown[0].asDict() == {"t": shown[0].t, "n": shown[0].n}
-    berlin = as_session_shows(rows, schema, lambda: "Europe/Berlin")
+    berlin = as_session_shows(frame(schema, lambda key: "Europe/Berlin"), rows)
     assert berlin[0].t == naive_utc(2026, 7, 1, 14, 0)
 
 
@@ -68,7 +76,7 @@ def test_the_repeated_hour_of_a_dst_change_keeps_both_instants_apart(los_angeles
     rows = [Row(t=collected(first)), Row(t=collected(second))]
     assert rows[0].t.replace(fold=0) == rows[1].t.replace(fold=0)  # the same local wall time
 
-    shown = as_session_shows(rows, schema, lambda: "UTC")
+    shown = as_session_shows(frame(schema, lambda key: "UTC"), rows)
 
     assert [r.t for r in shown] == [naive_utc(2026, 11, 1, 8, 30), naive_utc(2026, 11, 1, 9, 30)]
 
@@ -84,7 +92,7 @@ def test_timestamps_inside_structs_arrays_and_maps_are_converted_too(los_angeles
     ])  # fmt: skip
     rows = [Row(s=Row(at=local, name="x"), a=[local, None], m={"k": local})]
 
-    [shown] = as_session_shows(rows, schema, lambda: "UTC")
+    [shown] = as_session_shows(frame(schema, lambda key: "UTC"), rows)
 
     expected = naive_utc(2026, 1, 15, 18, 45, 30)
     assert shown.s == Row(at=expected, name="x") and shown.s.name == "x"
@@ -96,10 +104,10 @@ def test_rows_without_a_timestamp_are_returned_as_they_are_without_asking_the_zo
     schema = StructType([StructField("n", TimestampNTZType()), StructField("s", StringType())])
     rows = [Row(n=naive_utc(2026, 1, 1, 0, 0), s="a")]
 
-    def no_question() -> str:
+    def no_question(key: str) -> str:
         raise AssertionError("the session's zone was asked for rows without a TIMESTAMP")
 
-    assert as_session_shows(rows, schema, no_question) is rows
+    assert as_session_shows(frame(schema, no_question), rows) is rows
 
 
 @pytest.mark.parametrize(
@@ -145,14 +153,13 @@ def test_the_spark_connect_cursor_returns_timestamps_in_the_session_zone(los_ang
     """The `connect` method's cursor, on a stand-in session (no server): what its collect()
     gives in the local zone comes back in the zone the session names."""
     instant = datetime.datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
-    frame = SimpleNamespace(
-        schema=StructType([StructField("t", TimestampType())]),
-        collect=lambda: [Row(t=collected(instant))],
-    )
     asked: list[str] = []
-    session = SimpleNamespace(
-        sql=lambda sql: frame, conf=SimpleNamespace(get=lambda key: asked.append(key) or "+02:00")
+    result = frame(
+        StructType([StructField("t", TimestampType())]),
+        lambda key: asked.append(key) or "+02:00",
+        rows=[Row(t=collected(instant))],
     )
+    session = SimpleNamespace(sql=lambda sql: result)
     cursor = ConnectConnectionWrapper(session, "sc://localhost:1").cursor()
     cursor.execute("select timestamp'2026-07-01 12:00:00' as t")
 

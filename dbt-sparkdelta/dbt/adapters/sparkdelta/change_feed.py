@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+from dbt.adapters.sparkdelta.timestamps import as_session_shows
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -413,9 +413,7 @@ class ChangeFeed:
     def _read_history(self, table: str, limit: int | None) -> list[Commit]:
         frame = self.session.sql(describe_history_sql(table, limit))
         # commit times in the session's zone, as a RESTORE's timestamp names them
-        rows = as_session_shows(
-            frame.collect(), frame.schema, lambda: self.session.conf.get(SESSION_TIME_ZONE)
-        )
+        rows = as_session_shows(frame, frame.collect())
         return [Commit.from_row(row.asDict()) for row in rows]
 
     def end_version(self, table: str) -> int:

@@ -435,21 +435,17 @@ def session_connection_handle(server_side_parameters: Mapping[str, str]) -> Any:
     time zone (timestamps.py), not in PySpark's local one."""
     from dbt.adapters.spark.session import Connection, Cursor, SessionConnectionWrapper
 
-    from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+    from dbt.adapters.sparkdelta.timestamps import as_session_shows
 
     class SessionCursor(Cursor):
-        def _as_session_shows(self, rows: list) -> list:
-            conf = self._df.sparkSession.conf
-            return as_session_shows(rows, self._df.schema, lambda: conf.get(SESSION_TIME_ZONE))
-
         def fetchall(self) -> list | None:
             if self._rows is None and self._df is not None:
-                self._rows = self._as_session_shows(self._df.collect())
+                self._rows = as_session_shows(self._df, self._df.collect())
             return self._rows
 
         def fetchone(self) -> Any:
             if self._rows is None and self._df is not None:
-                self._rows = self._as_session_shows(self._df.take(1))
+                self._rows = as_session_shows(self._df, self._df.take(1))
             return super().fetchone()
 
     class SessionConnection(Connection):

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import SparkConnectionWrapper
 
-from dbt.adapters.sparkdelta.timestamps import SESSION_TIME_ZONE, as_session_shows
+from dbt.adapters.sparkdelta.timestamps import as_session_shows
 
 logger = AdapterLogger("SparkDelta")
 
@@ -214,10 +214,7 @@ class ConnectConnectionWrapper(SparkConnectionWrapper):
 
     def fetchall(self) -> list | None:
         if self._rows is None and self._df is not None:
-            conf = self.session.conf
-            self._rows = as_session_shows(
-                self._df.collect(), self._df.schema, lambda: conf.get(SESSION_TIME_ZONE)
-            )
+            self._rows = as_session_shows(self._df, self._df.collect())
         return self._rows
 
     def fetchone(self) -> Any:

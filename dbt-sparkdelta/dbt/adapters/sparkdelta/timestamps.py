@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -61,13 +60,14 @@ def has_timestamps(data_type: Any) -> bool:
     return False
 
 
-def as_session_shows(rows: list, schema: Any, zone_id: Callable[[], str]) -> list:
-    """`rows` (collected PySpark Rows of `schema`) with every TIMESTAMP, also inside structs,
-    arrays and maps, moved from the process's local zone to the session's (`zone_id()` asks
-    the session, only when there is a TIMESTAMP)."""
+def as_session_shows(frame: Any, rows: list) -> list:
+    """`rows` collected from the DataFrame `frame` (classic or Spark Connect) with every
+    TIMESTAMP, also inside structs, arrays and maps, moved from the process's local zone to
+    that of the frame's session (asked only when there is a TIMESTAMP)."""
+    schema = frame.schema
     if not rows or not has_timestamps(schema):
         return rows
-    zone = session_zone(zone_id())
+    zone = session_zone(frame.sparkSession.conf.get(SESSION_TIME_ZONE))
     return [_convert(row, schema, zone) for row in rows]
 
 
