@@ -32,7 +32,7 @@ from dbt.tests.adapter.store_test_failures_tests.test_store_test_failures import
 from dbt.tests.adapter.unit_testing.test_case_insensitivity import BaseUnitTestCaseInsensivity
 from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvalidInput
 from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
-from dbt.tests.util import run_dbt
+from dbt.tests.util import run_dbt, run_dbt_and_capture
 
 from python_tests.adapter import SUITE
 
@@ -210,6 +210,21 @@ class TestClonePossible(BaseClonePossible):
     @pytest.fixture(scope="class")
     def project_config_update(self):
         return {"seeds": {"test": {"quote_columns": False}}}
+
+    def test_can_clone_true(self, project, unique_schema, other_schema):
+        """dbt's checks, then a view cloned again: one atomic CREATE OR REPLACE VIEW (dbt's
+        default view materialization, which dbt clone falls back to, makes a temporary view,
+        renames and drops, and the view is missing in between)."""
+        super().test_can_clone_true(project, unique_schema, other_schema)
+        clone = ["clone", "--state", "state", "--target", "otherschema", "--full-refresh"]
+        results, log = run_dbt_and_capture([*clone, "--select", "view_model", "--debug"])
+        assert [r.status for r in results] == ["success"]
+        for other_relation in ("__dbt_tmp", "__dbt_backup", " rename to "):
+            assert other_relation not in log, other_relation
+        assert f"create or replace view {other_schema}.view_model" in log
+        [cloned] = project.run_sql(f"select count(*) from {other_schema}.view_model", fetch="one")
+        [built] = project.run_sql(f"select count(*) from {unique_schema}.view_model", fetch="one")
+        assert cloned == built > 0
 
     @pytest.fixture(autouse=True)
     def clean_up(self, project):
