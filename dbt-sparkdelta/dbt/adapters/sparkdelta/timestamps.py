@@ -64,8 +64,10 @@ def as_session_shows(frame: Any, rows: list) -> list:
     """`rows` collected from the DataFrame `frame` (classic or Spark Connect) with every
     TIMESTAMP, also inside structs, arrays and maps, moved from the process's local zone to
     that of the frame's session (asked only when there is a TIMESTAMP)."""
+    if not rows:  # before the schema: on Spark Connect, asking for it is a round trip
+        return rows
     schema = frame.schema
-    if not rows or not has_timestamps(schema):
+    if not has_timestamps(schema):
         return rows
     zone = session_zone(frame.sparkSession.conf.get(SESSION_TIME_ZONE))
     return [_convert(row, schema, zone) for row in rows]
