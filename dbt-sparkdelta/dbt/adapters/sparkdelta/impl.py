@@ -91,6 +91,11 @@ class SparkDeltaAdapter(SparkAdapter):
         self._set_commit_metadata(json.dumps(metadata).replace(";", ","))
         return super().pre_model_hook(config)
 
+    def cleanup_connections(self) -> None:
+        """At the end of a run: PySpark's classic API is this process's again (API_MODES)."""
+        super().cleanup_connections()
+        API_MODES.release()
+
     def post_model_hook(self, config: Mapping[str, Any], context: Any) -> None:
         """The tag never outlives its node (a later operation or model commits untagged)."""
         super().post_model_hook(config, context)
@@ -330,12 +335,14 @@ class SparkDeltaAdapter(SparkAdapter):
         and return `insert_sql`, the statement that fills it. Builder and INSERT are two
         commits: should the INSERT fail, the table goes back to the version it had before (or,
         new, is dropped) so that readers never keep an empty table (see `execute`)."""
-        session = self._embedded_session()
-        if session is None:  # validate_delta_model_config refuses the other methods first
-            raise DbtRuntimeError(f"Model {model_id}: no embedded Spark session to create it in.")
         table = f"`{relation.schema}`.`{relation.identifier}`"
         planned = [generated_columns.Column.from_dict(column) for column in columns]
         with self._embedded_alone(), _as_dbt_error(generated_columns.GeneratedColumnsError):
+            session = self._embedded_session()  # classic: inside API_MODES
+            if session is None:  # validate_delta_model_config refuses the other methods first
+                raise DbtRuntimeError(
+                    f"Model {model_id}: no embedded Spark session to create it in."
+                )
             previous = None
             if session.catalog.tableExists(f"{relation.schema}.{relation.identifier}"):
                 previous = session.sql(f"describe history {table} limit 1").first()["version"]

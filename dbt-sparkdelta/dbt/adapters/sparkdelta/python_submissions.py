@@ -47,6 +47,12 @@ class ApiModes:
     A process with one API only (the thrift and connect targets, or the session target with
     in-process Python models) never waits.
 
+    The variable is removed only when classic work is admitted (and by `release`, when dbt's
+    threads are done), not when the last Connect thread finishes: removing an environment
+    variable while another thread iterates `os.environ` (dbt's and the libraries' copies of
+    it) makes that thread fail with `KeyError: 'SPARK_CONNECT_MODE_ENABLED'`. A Connect-only
+    process so sets it once and never removes it during a run.
+
     `exclusive`: the embedded session's settings are shared by dbt's threads, so a statement
     whose commit must carry settings of its own (a change-feed model's watermark in the commit
     metadata) runs alone, between its SET and RESET; other threads wait that long.
@@ -82,6 +88,8 @@ class ApiModes:
                 self._mode, self._exclusive = mode, exclusive
                 if mode == "connect":
                     os.environ[_CONNECT_MODE] = "1"
+                elif _CONNECT_MODE in os.environ:
+                    del os.environ[_CONNECT_MODE]
             self._running += 1
         self._held.mode = key
         try:
@@ -91,10 +99,15 @@ class ApiModes:
             with self._changed:
                 self._running -= 1
                 if self._running == 0:
-                    if self._mode == "connect":
-                        os.environ.pop(_CONNECT_MODE, None)
                     self._mode, self._exclusive = None, False
                 self._changed.notify_all()
+
+    def release(self) -> None:
+        """Leave classic mode on when no thread uses either API (dbt's run is over): the
+        process's later classic work outside dbt's threads needs it."""
+        with self._changed:
+            if self._running == 0:
+                os.environ.pop(_CONNECT_MODE, None)
 
     def _admits(self, key: tuple[str, bool]) -> bool:
         if self._running == 0:
