@@ -88,8 +88,8 @@ class ApiModes:
                 self._mode, self._exclusive = mode, exclusive
                 if mode == "connect":
                     os.environ[_CONNECT_MODE] = "1"
-                elif _CONNECT_MODE in os.environ:
-                    del os.environ[_CONNECT_MODE]
+                else:
+                    os.environ.pop(_CONNECT_MODE, None)
             self._running += 1
         self._held.mode = key
         try:
@@ -103,8 +103,8 @@ class ApiModes:
                 self._changed.notify_all()
 
     def release(self) -> None:
-        """Leave classic mode on when no thread uses either API (dbt's run is over): the
-        process's later classic work outside dbt's threads needs it."""
+        """Turn Connect mode off when no thread uses either API (dbt's run is over): the
+        process's later classic work, outside dbt's threads, needs it off."""
         with self._changed:
             if self._running == 0:
                 os.environ.pop(_CONNECT_MODE, None)
