@@ -39,11 +39,16 @@ run: $(INSTALLED)
 # What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
 NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
 	and not metastore and not multihost and not distribution
+# Two pytest processes (pytest-xdist), each with its own Spark session: the tests that share a
+# build or a project stay in one (python_tests/conftest.py, worker_group). TEST_WORKERS=0: one.
+TEST_WORKERS ?= 2
+IN_WORKERS = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
 ## The test suite of every part: unit tests (the project's and the adapter's), dbt on Spark +
 ## Delta (integration, dbt's adapter suite's quick classes, the endpoint), SQL and Python lint.
 test: $(INSTALLED)
-	$(BIN)/python -m pytest --durations=15 -m "$(NOT_IN_TEST)" python_tests dbt-sparkdelta/tests
+	$(BIN)/python -m pytest --durations=15 -m "$(NOT_IN_TEST)" $(IN_WORKERS) \
+		python_tests dbt-sparkdelta/tests
 
 ## The long change sequences: bronze commits no batch id could follow (late changes, deletes,
 ## erasure, compaction) and seeded random sequences, each build compared with an independent

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -32,10 +33,76 @@ _SKIP_REASON = "Delta runtime unavailable"
 RELIABILITY: Counter = Counter()
 
 
-def pytest_collection_modifyitems(items):
+# The session's shared builds: a worker that needs one builds it, so all their tests go to one
+# worker, and they go first: the longest.
+SHARED_BUILDS = ("shop", "endpoint_shop")
+
+
+def worker_group(item) -> str:
+    """The tests that run in one worker (one pytest process, its own Spark session): those
+    sharing one of SHARED_BUILDS; else those of one package with a package-scoped fixture, or
+    of one module (its module- and class-scoped projects, its tests' order)."""
+    used = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)  # a build named by an indirect parameter
+    used.update(v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str))
+    for build in SHARED_BUILDS:
+        if build in used:
+            return build
+    path = item.nodeid.split("::")[0]
+    scopes = {d[-1].scope for d in item._fixtureinfo.name2fixturedefs.values() if d}
+    return path.rpartition("/")[0] if "package" in scopes else path
+
+
+def pytest_collection_modifyitems(config, items):
     for item in items:
         if "delta_spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.delta)
+    shared_first = {build: rank for rank, build in enumerate(SHARED_BUILDS)}
+    items.sort(key=lambda item: shared_first.get(worker_group(item), len(SHARED_BUILDS)))
+    groups_file = getattr(config, "workerinput", {}).get("worker_groups")
+    if groups_file:  # a pytest-xdist worker: its groups, for the controller's scheduler
+        written = Path(f"{groups_file}.{config.workerinput['workerid']}")
+        written.write_text(json.dumps({item.nodeid: worker_group(item) for item in items}))
+        written.replace(f"{groups_file}.{config.workerinput['workerid']}.json")
+
+
+# `make test` runs two pytest processes (pytest-xdist, `--dist loadscope`): each gets whole
+# groups (worker_group), which the workers work out at collection and leave in a file, since
+# only they see the tests' fixtures. (xdist's own loadgroup renames the tests' node ids, which
+# pytest 9 no longer allows.)
+def _groups_file(config) -> Path:
+    return Path(tempfile.gettempdir()) / f"lakehouse-worker-groups-{os.getpid()}"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["worker_groups"] = str(_groups_file(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        groups: dict[str, str] = {}
+
+        def _split_scope(self, nodeid: str) -> str:
+            if not self.groups:  # every worker collected the same tests: one file will do
+                [written, *_] = _groups_file(config).parent.glob(
+                    f"{_groups_file(config).name}.gw*.json"
+                )
+                self.groups = json.loads(written.read_text())
+            return self.groups[nodeid]
+
+    return GroupScheduling(config, log)
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        for written in _groups_file(config).parent.glob(f"{_groups_file(config).name}.*"):
+            written.unlink()
 
 
 @pytest.fixture
@@ -146,9 +213,29 @@ def pytest_configure(config):
     fault_injection.install()
 
 
+_counted: Counter = Counter()  # what this process's reports already carry
+_reported: Counter = Counter()  # what the reports said: every worker's, under pytest-xdist
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each report carries what its phase added to RELIABILITY, so the process that prints
+    the summary (pytest-xdist's controller) can add up its workers' counts."""
+    report = yield
+    exercised = RELIABILITY - _counted
+    if exercised:
+        report.user_properties = [*report.user_properties, ("reliability", dict(exercised))]
+        _counted.update(exercised)
+    return report
+
+
 def pytest_runtest_logreport(report):
+    for name, counts in report.user_properties:
+        if name == "reliability":
+            _reported.update(counts)
     if report.skipped and _SKIP_REASON in str(report.longrepr):
-        _delta_skipped.append(report.nodeid)
+        # a skip's longrepr: (file, line, "Skipped: <reason>")
+        _delta_skipped.append(str(report.longrepr[-1]))
 
 
 def seed_row_count(name: str) -> int:
@@ -162,8 +249,10 @@ def unique_schema(prefix: str) -> str:
 
 
 def pytest_terminal_summary(terminalreporter):
-    if RELIABILITY:
-        counts = dict(sorted(RELIABILITY.items()))
+    if hasattr(terminalreporter.config, "workerinput"):
+        return  # a pytest-xdist worker: its controller reports
+    if _reported:
+        counts = dict(sorted(_reported.items()))
         terminalreporter.write_line(
             "reliability exercised: " + ", ".join(f"{k}={v}" for k, v in counts.items()),
             bold=True,
@@ -173,7 +262,7 @@ def pytest_terminal_summary(terminalreporter):
         report.write_text(json.dumps(counts, indent=2) + "\n")
     if _delta_skipped:
         terminalreporter.write_line(
-            f"!!! {len(_delta_skipped)} Delta tests SKIPPED, not passed: {_delta_unavailable[0]}",
+            f"!!! {len(_delta_skipped)} Delta tests SKIPPED, not passed: {_delta_skipped[0]}",
             red=True,
             bold=True,
         )

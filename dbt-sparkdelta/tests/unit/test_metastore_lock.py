@@ -63,3 +63,28 @@ def test_a_process_that_is_ending_is_waited_for(tmp_path):
         started = time.monotonic()
         check_embedded_metastore_free(tmp_path, grace_seconds=30)
         assert time.monotonic() - started >= 0.8  # it waited for the holder's second
+
+
+def test_jvm_starts_take_turns_across_processes():
+    """While one process starts its JVM (and resolves the Delta jars into the user's Ivy
+    cache), another one's start waits: it cannot take the same lock until the first lets go."""
+    from dbt.adapters.sparkdelta.session import _one_resolution_at_a_time
+
+    try_lock = (
+        "import fcntl, sys\n"
+        "handle = open(sys.argv[1], 'a')\n"
+        "try:\n"
+        "    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "except BlockingIOError:\n"
+        "    sys.exit(3)\n"
+    )
+
+    def other_process_can_start(lock_path: str) -> bool:
+        done = subprocess.run([sys.executable, "-c", try_lock, lock_path], timeout=30)
+        assert done.returncode in (0, 3), done
+        return done.returncode == 0
+
+    held = _one_resolution_at_a_time()
+    with held:
+        assert not other_process_can_start(held.name)
+    assert other_process_can_start(held.name)

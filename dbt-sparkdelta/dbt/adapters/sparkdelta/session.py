@@ -21,6 +21,7 @@ import logging
 import os
 import re
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -80,6 +81,15 @@ def _locked_by_another_process(lock_file: Path) -> bool:
             return True
         fcntl.lockf(handle, fcntl.LOCK_UN)
     return False
+
+
+def _one_resolution_at_a_time():
+    """An exclusive lock, per user and machine, held while a JVM starts: spark-submit resolves
+    the Delta jars into the user's Ivy cache, which two processes updating it at once can leave
+    inconsistent (dbt runs, or test workers, starting together). Released when the JVM is up."""
+    lock = open(Path(tempfile.gettempdir()) / f"sparkdelta-jvm-start-{os.getuid()}.lock", "a")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock  # closing it releases the lock
 
 
 class SessionHomeMismatch(RuntimeError):
@@ -377,7 +387,7 @@ def _launch(settings: SessionSettings) -> SparkSession:
     )
     log_path = settings.launch_log
     start = log_path.stat().st_size if log_path.exists() else 0
-    with open(log_path, "ab") as log:
+    with _one_resolution_at_a_time(), open(log_path, "ab") as log:
         try:
             gateway = launch_gateway(public, popen_kwargs={"stdout": log, "stderr": log})
         except Exception as exc:
