@@ -57,26 +57,28 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "delta_spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.delta)
+    groups = {item.nodeid: worker_group(item) for item in items}
     shared_first = {build: rank for rank, build in enumerate(SHARED_BUILDS)}
-    items.sort(key=lambda item: shared_first.get(worker_group(item), len(SHARED_BUILDS)))
+    items.sort(key=lambda item: shared_first.get(groups[item.nodeid], len(SHARED_BUILDS)))
     groups_file = getattr(config, "workerinput", {}).get("worker_groups")
     if groups_file:  # a pytest-xdist worker: its groups, for the controller's scheduler
         written = Path(f"{groups_file}.{config.workerinput['workerid']}")
-        written.write_text(json.dumps({item.nodeid: worker_group(item) for item in items}))
-        written.replace(f"{groups_file}.{config.workerinput['workerid']}.json")
+        written.write_text(json.dumps(groups))
+        written.rename(written.with_name(f"{written.name}.json"))  # whole, or not there
 
 
 # `make test` runs two pytest processes (pytest-xdist, `--dist loadscope`): each gets whole
 # groups (worker_group), which the workers work out at collection and leave in a file, since
 # only they see the tests' fixtures. (xdist's own loadgroup renames the tests' node ids, which
 # pytest 9 no longer allows.)
-def _groups_file(config) -> Path:
+def _groups_file() -> Path:
+    """Where the workers leave their groups: named by the controller's process."""
     return Path(tempfile.gettempdir()) / f"lakehouse-worker-groups-{os.getpid()}"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
-    node.workerinput["worker_groups"] = str(_groups_file(node.config))
+    node.workerinput["worker_groups"] = str(_groups_file())
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -90,9 +92,8 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             if not self.groups:  # every worker collected the same tests: one file will do
-                [written, *_] = _groups_file(config).parent.glob(
-                    f"{_groups_file(config).name}.gw*.json"
-                )
+                base = _groups_file()
+                [written, *_] = base.parent.glob(f"{base.name}.gw*.json")
                 self.groups = json.loads(written.read_text())
             return self.groups[nodeid]
 
@@ -101,7 +102,8 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_unconfigure(config):
     if not hasattr(config, "workerinput"):
-        for written in _groups_file(config).parent.glob(f"{_groups_file(config).name}.*"):
+        base = _groups_file()
+        for written in base.parent.glob(f"{base.name}.*"):
             written.unlink()
 
 
