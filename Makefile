@@ -39,9 +39,11 @@ run: $(INSTALLED)
 # What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
 NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
 	and not metastore and not multihost and not distribution
-# Two pytest processes (pytest-xdist), each with its own Spark session: the tests that share a
-# build or a project stay in one (python_tests/conftest.py, worker_group). TEST_WORKERS=0: one.
-TEST_WORKERS ?= 2
+# TEST_WORKERS=2: two pytest processes (pytest-xdist), each with its own Spark session; the tests
+# that share a build or a project stay in one (python_tests/conftest.py, worker_group). Not the
+# default yet: in one of four runs a worker's JVM failed to start after that process had used
+# Spark Connect (gRPC), and its Delta tests were skipped (issue 32).
+TEST_WORKERS ?= 0
 IN_WORKERS = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
 ## The test suite of every part: unit tests (the project's and the adapter's), dbt on Spark +
