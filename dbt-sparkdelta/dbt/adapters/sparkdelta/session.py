@@ -20,11 +20,13 @@ import glob
 import logging
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -90,6 +92,35 @@ def _one_resolution_at_a_time():
     lock = open(Path(tempfile.gettempdir()) / f"sparkdelta-jvm-start-{os.getuid()}.lock", "a")
     fcntl.flock(lock, fcntl.LOCK_EX)
     return lock  # closing it releases the lock
+
+
+class _JvmProcess(subprocess.Popen):
+    """The JVM's process, started with no Python code between fork and exec.
+
+    PySpark starts it with a `preexec_fn` that ignores SIGINT, so that Ctrl-C at the terminal
+    stops dbt, not the JVM under it. Python run in the forked child aborts it (SIGABRT; the
+    launch log holds only gRPC's "epoll_wait error: Bad file descriptor") when gRPC threads
+    are live in this process: a Spark Connect client, as with Python models submitted over
+    Connect before the session starts. A new session (setsid, done in C) keeps Ctrl-C away
+    from the JVM just as well; the JVM still ends when this process does (its stdin closes).
+    """
+
+    def __init__(self, args, *, preexec_fn=None, **kwargs):
+        super().__init__(args, start_new_session=True, **kwargs)
+
+
+@contextmanager
+def _fork_safe_jvm_start() -> Iterator[None]:
+    """PySpark's `launch_gateway` starts the JVM as a `_JvmProcess` (callers hold `_session_lock`,
+    so no other thread starts one meanwhile)."""
+    from pyspark import java_gateway
+
+    original = java_gateway.Popen
+    java_gateway.Popen = _JvmProcess
+    try:
+        yield
+    finally:
+        java_gateway.Popen = original
 
 
 class SessionHomeMismatch(RuntimeError):
@@ -387,7 +418,7 @@ def _launch(settings: SessionSettings) -> SparkSession:
     )
     log_path = settings.launch_log
     start = log_path.stat().st_size if log_path.exists() else 0
-    with _one_resolution_at_a_time(), open(log_path, "ab") as log:
+    with _one_resolution_at_a_time(), open(log_path, "ab") as log, _fork_safe_jvm_start():
         try:
             gateway = launch_gateway(public, popen_kwargs={"stdout": log, "stderr": log})
         except Exception as exc:
