@@ -3,6 +3,7 @@ process with live gRPC threads (a Spark Connect client) can still start it."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -16,17 +17,19 @@ from pyspark.errors import PySparkRuntimeError
 
 from dbt.adapters.sparkdelta.session import _fork_safe_jvm_start, _JvmProcess
 
-# Stands in for Spark's bin/spark-submit: records its pid and session id, then exits, so PySpark
-# reports that the gateway never came up.
+# Stands in for Spark's bin/spark-submit: records its pid, process group and ignored signals
+# (a hex mask), then exits, so PySpark reports that the gateway never came up.
 FAKE_SPARK_SUBMIT = """#!/bin/sh
-echo "$$ $(cut -d' ' -f6 /proc/$$/stat)" > "$(dirname "$0")/started"
+echo "$$ $(cut -d' ' -f5 /proc/$$/stat) $(awk '/^SigIgn/ {print $2}' /proc/$$/status)" \
+    > "$(dirname "$0")/started"
 exit 1
 """
 
 
-def test_pyspark_starts_the_jvm_in_its_own_session_without_its_preexec_fn(tmp_path, monkeypatch):
-    """Through PySpark's own launch code: Ctrl-C at the terminal (sent to dbt's process group)
-    cannot reach the JVM, and PySpark's Python `preexec_fn` is not run in the child."""
+def test_pyspark_starts_the_jvm_ignoring_sigint_in_dbts_process_group(tmp_path, monkeypatch):
+    """Through PySpark's own launch code: Ctrl-C at the terminal stops dbt, not the JVM, as
+    with PySpark's `preexec_fn`; and the JVM stays in dbt's process group (a kill of the group
+    still reaches it)."""
     submit = tmp_path / "bin" / "spark-submit"
     submit.parent.mkdir()
     submit.write_text(FAKE_SPARK_SUBMIT)
@@ -37,8 +40,10 @@ def test_pyspark_starts_the_jvm_in_its_own_session_without_its_preexec_fn(tmp_pa
     with _fork_safe_jvm_start(), pytest.raises(PySparkRuntimeError, match="JAVA_GATEWAY_EXITED"):
         java_gateway.launch_gateway()
 
-    pid, session_id = (submit.parent / "started").read_text().split()
-    assert session_id == pid  # the leader of a session of its own
+    pid, group, ignored = (submit.parent / "started").read_text().split()
+    assert int(group) == os.getpgrp()
+    assert int(ignored, 16) & (1 << (signal.SIGINT - 1))
+    assert not int(ignored, 16) & (1 << (signal.SIGTERM - 1))
     assert java_gateway.Popen is subprocess.Popen  # PySpark's module is left as it was
 
 

@@ -101,12 +101,13 @@ class _JvmProcess(subprocess.Popen):
     stops dbt, not the JVM under it. Python run in the forked child aborts it (SIGABRT; the
     launch log holds only gRPC's "epoll_wait error: Bad file descriptor") when gRPC threads
     are live in this process: a Spark Connect client, as with Python models submitted over
-    Connect before the session starts. A new session (setsid, done in C) keeps Ctrl-C away
-    from the JVM just as well; the JVM still ends when this process does (its stdin closes).
+    Connect before the session starts. Here a shell ignores SIGINT and execs the command: an
+    ignored signal stays ignored across exec, and the JVM keeps the pid and process group.
     """
 
     def __init__(self, args, *, preexec_fn=None, **kwargs):
-        super().__init__(args, start_new_session=True, **kwargs)
+        ignoring_sigint = ["/bin/sh", "-c", 'trap "" INT; exec "$@"', "sh"]
+        super().__init__([*ignoring_sigint, *args], **kwargs)
 
 
 @contextmanager
