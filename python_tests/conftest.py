@@ -2,7 +2,8 @@
 
 Where the Delta jars cannot be resolved, tests marked `delta` are skipped, a plain Spark
 session still serves the other Spark tests, and the run ends with one loud line that says how
-many tests were skipped and why.
+many tests were skipped and why. Any other failure to start the JVM is an error of every test
+that needs it, never a skip.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ from python_tests import fault_injection
 _delta_unavailable: list[str] = []  # the reason, once known
 _delta_skipped: list[str] = []
 _SKIP_REASON = "Delta runtime unavailable"
+
+
+def _jars_unresolved(error: Exception) -> bool:
+    """The one launch failure that skips: the Delta jars are not on this machine (the message
+    of explain_launch_failure)."""
+    return "could not be resolved" in str(error)
+
+
 # What the reliability tests exercised (writers, kill points, bad inputs, injection attempts,
 # rows checked), reported at the end of the run and in target/reliability.json.
 RELIABILITY: Counter = Counter()
@@ -158,7 +167,7 @@ def running_test_endpoint(env: Mapping[str, str], timeout: int = 400) -> Iterato
     try:
         print(f"\nendpoint {endpoint.start(settings, timeout=timeout)}")
     except ProcessError as exc:
-        if "could not be resolved" in str(exc):
+        if _jars_unresolved(exc):
             _delta_unavailable.append(str(exc))
             pytest.skip(f"{_SKIP_REASON}: {exc}")
         raise
@@ -188,6 +197,8 @@ def spark(lakehouse_home, spark_connect_port):
     try:
         session = get_or_create_session(session_settings().with_conf(connect))
     except DeltaRuntimeUnavailable as exc:
+        if not _jars_unresolved(exc):
+            raise
         _delta_unavailable.append(str(exc))
         from pyspark.sql import SparkSession
 
