@@ -39,11 +39,9 @@ run: $(INSTALLED)
 # What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
 NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
 	and not metastore and not multihost and not distribution
-# TEST_WORKERS=2: two pytest processes (pytest-xdist), each with its own Spark session; the tests
-# that share a build or a project stay in one (python_tests/conftest.py, worker_group). Not the
-# default yet: in one of four runs a worker's JVM failed to start after that process had used
-# Spark Connect (gRPC), and its Delta tests were skipped (issue 32).
-TEST_WORKERS ?= 0
+# Two pytest processes (pytest-xdist), each with its own Spark session; the tests that share a
+# build or a project stay in one (python_tests/conftest.py, worker_group). TEST_WORKERS=0: one.
+TEST_WORKERS ?= 2
 IN_WORKERS = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder)
 
 ## The test suite of every part: unit tests (the project's and the adapter's), dbt on Spark +
@@ -56,7 +54,8 @@ test: $(INSTALLED)
 ## erasure, compaction) and seeded random sequences, each build compared with an independent
 ## recompute and a full refresh. `.ci/run` runs it after `make test` when it fits in CI's time.
 test-sequences: $(INSTALLED)
-	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" python_tests/integration
+	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" $(IN_WORKERS) \
+		python_tests/integration
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
