@@ -17,10 +17,10 @@ from pyspark.errors import PySparkRuntimeError
 
 from dbt.adapters.sparkdelta.session import _fork_safe_jvm_start, _JvmProcess
 
-# Stands in for Spark's bin/spark-submit: records its pid, process group and ignored signals
-# (a hex mask), then exits, so PySpark reports that the gateway never came up.
+# Stands in for Spark's bin/spark-submit: records its process group and ignored signals (a hex
+# mask), then exits, so PySpark reports that the gateway never came up.
 FAKE_SPARK_SUBMIT = """#!/bin/sh
-echo "$$ $(cut -d' ' -f5 /proc/$$/stat) $(awk '/^SigIgn/ {print $2}' /proc/$$/status)" \
+echo "$(cut -d' ' -f5 /proc/$$/stat) $(awk '/^SigIgn/ {print $2}' /proc/$$/status)" \
     > "$(dirname "$0")/started"
 exit 1
 """
@@ -40,7 +40,7 @@ def test_pyspark_starts_the_jvm_ignoring_sigint_in_dbts_process_group(tmp_path, 
     with _fork_safe_jvm_start(), pytest.raises(PySparkRuntimeError, match="JAVA_GATEWAY_EXITED"):
         java_gateway.launch_gateway()
 
-    pid, group, ignored = (submit.parent / "started").read_text().split()
+    group, ignored = (submit.parent / "started").read_text().split()
     assert int(group) == os.getpgrp()
     assert int(ignored, 16) & (1 << (signal.SIGINT - 1))
     assert not int(ignored, 16) & (1 << (signal.SIGTERM - 1))
