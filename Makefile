@@ -54,8 +54,7 @@ test: $(INSTALLED)
 ## erasure, compaction) and seeded random sequences, each build compared with an independent
 ## recompute and a full refresh. `.ci/run` runs it after `make test` when it fits in CI's time.
 test-sequences: $(INSTALLED)
-	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" $(IN_WORKERS) \
-		python_tests/integration
+	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" python_tests/integration
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
