@@ -10,12 +10,12 @@ INSTALLED := $(VENV)/.installed
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
-# The adapter (its own distribution, dbt-sparkdelta/) and the project, both editable; then the
-# project's dbt packages (delta_ops, by path).
+# The adapter (its own distribution, dbt-sparkdelta/, with its tests' dependencies) and the
+# project, both editable; then the project's dbt packages (delta_ops, by path).
 $(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml packages.yml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ./dbt-sparkdelta -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e './dbt-sparkdelta[dev]' -e '.[dev]'
 	$(BIN)/dbt deps --quiet --project-dir . --profiles-dir .
 	@touch $@
 
@@ -134,34 +134,38 @@ test-fast: lint
 test-unit: $(INSTALLED)
 	$(BIN)/python -m pytest python_tests/unit dbt-sparkdelta/tests/unit
 
-## dbt's standard adapter test suite (dbt-tests-adapter) on the embedded session target, its
-## slow classes included (`make test` runs the others); -rs lists every skipped class's reason.
+## dbt's standard adapter test suite (dbt-tests-adapter), from the adapter's own folder
+## (dbt-sparkdelta/tests/functional) on the embedded session target, its slow classes included
+## (`make test` runs the others); -rs lists every skipped class's reason.
+ADAPTER_SUITE := $(BIN)/python -m pytest -rs dbt-sparkdelta/tests/functional
+# The project's endpoint, started once for the commands after `--`, each run on the targets named
+# (SPARKDELTA_TEST_TARGET; the endpoint's address and token in SPARKDELTA_TEST_*).
+WITH_ENDPOINT := $(BIN)/python -m python_tests.with_endpoint
+CONNECT_TESTS := $(BIN)/python -m pytest -rs -m connect python_tests/integration/test_connect_method.py
+
 test-adapter: $(INSTALLED)
-	$(BIN)/python -m pytest -rs python_tests/adapter
+	$(ADAPTER_SUITE)
 
 ## The same suite on the `connect` method (SQL and Python models through Spark Connect) against
 ## the project's endpoint, started here with a Connect token; then the connect target's own
 ## tests: the token refused and accepted, the project's SQL + Python models, a lost endpoint.
 test-adapter-connect: $(INSTALLED)
-	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rA -m "adapter_suite or connect" \
-		python_tests/adapter python_tests/integration/test_connect_method.py
+	$(WITH_ENDPOINT) connect -- $(ADAPTER_SUITE)
+	$(CONNECT_TESTS)
 
 ## The same suite on the `thrift` method (SQL through the Spark Thrift server, Python models
 ## through Spark Connect) against the project's endpoint, started here.
 test-adapter-thrift: $(INSTALLED)
-	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rA -m adapter_suite python_tests/adapter
+	$(WITH_ENDPOINT) thrift -- $(ADAPTER_SUITE)
 
 ## The adapter suite's quick classes (those `make test` runs on the session) on the `thrift`
-## and on the `connect` method, each against the project's endpoint started by the tests with a
-## Connect token; with connect, the connect target's own tests (as test-adapter-connect: the
-## token refused and accepted, the whole project built with 4 threads, a lost endpoint).
+## and on the `connect` method, against one endpoint of the project started here with a Connect
+## token; then the connect target's own tests (as test-adapter-connect: the token refused and
+## accepted, the whole project built with 4 threads, a lost endpoint).
 ## `.ci/run` runs it after `make test` when it fits in CI's time.
 test-adapter-remote: $(INSTALLED)
-	SPARKDELTA_TEST_TARGET=thrift $(BIN)/python -m pytest -rs -m "adapter_suite and not slow" \
-		python_tests/adapter
-	SPARKDELTA_TEST_TARGET=connect $(BIN)/python -m pytest -rs \
-		-m "(adapter_suite and not slow) or connect" \
-		python_tests/adapter python_tests/integration/test_connect_method.py
+	$(WITH_ENDPOINT) thrift connect -- $(ADAPTER_SUITE) -m "not slow"
+	$(CONNECT_TESTS)
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
 ## render them into docs/interop.md (the test fails on results that differ from the recorded ones).

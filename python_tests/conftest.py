@@ -45,6 +45,7 @@ RELIABILITY: Counter = Counter()
 # The session's shared builds: a worker that needs one builds it, so all their tests go to one
 # worker, and they go first: the longest.
 SHARED_BUILDS = ("shop", "endpoint_shop")
+PROJECT_TESTS = Path(__file__).parent
 
 
 def worker_group(item) -> str:
@@ -62,13 +63,21 @@ def worker_group(item) -> str:
     return path.rpartition("/")[0] if "package" in scopes else path
 
 
+def run_order(item, group: str) -> int:
+    """The shared builds first (the longest); the adapter's own tests (dbt-sparkdelta/tests,
+    when run beside these) last, so that in each process they reuse the Spark session of these
+    tests (with its Spark Connect server) rather than start one of their own before it."""
+    if PROJECT_TESTS not in item.path.parents:
+        return len(SHARED_BUILDS) + 1
+    return SHARED_BUILDS.index(group) if group in SHARED_BUILDS else len(SHARED_BUILDS)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "delta_spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.delta)
     groups = {item.nodeid: worker_group(item) for item in items}
-    shared_first = {build: rank for rank, build in enumerate(SHARED_BUILDS)}
-    items.sort(key=lambda item: shared_first.get(groups[item.nodeid], len(SHARED_BUILDS)))
+    items.sort(key=lambda item: run_order(item, groups[item.nodeid]))
     groups_file = getattr(config, "workerinput", {}).get("worker_groups")
     if groups_file:  # a pytest-xdist worker: its groups, for the controller's scheduler
         written = Path(f"{groups_file}.{config.workerinput['workerid']}")

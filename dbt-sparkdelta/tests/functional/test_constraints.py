@@ -21,10 +21,6 @@ from dbt.tests.adapter.constraints.test_constraints import (
 )
 from dbt.tests.util import run_dbt
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 # Spark has no `text` type
 SCHEMA_YML = fixtures.model_schema_yml.replace("text", "string")
 FK_SCHEMA_YML = fixtures.model_fk_constraint_schema_yml.replace("text", "string")

@@ -27,10 +27,6 @@ from dbt.tests.adapter.empty.test_empty import (
 from dbt.tests.adapter.ephemeral.test_ephemeral import BaseEphemeralMulti
 from dbt.tests.util import check_relations_equal, run_dbt
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 
 class TestSimpleMaterializations(BaseSimpleMaterializations):
     pass

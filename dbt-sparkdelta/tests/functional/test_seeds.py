@@ -28,10 +28,7 @@ from dbt.tests.adapter.simple_seed.test_seed import (
 from dbt.tests.adapter.simple_seed.test_seed_type_override import BaseSimpleSeedColumnOverride
 from dbt.tests.util import run_dbt
 
-from python_tests.adapter import SUITE
-from python_tests.adapter.test_snapshots import spark_sql
-
-pytestmark = SUITE
+from functional.test_snapshots import spark_sql
 
 
 def create_seed_expected(project) -> None:

@@ -15,10 +15,6 @@ from dbt.tests.adapter.simple_snapshot.new_record_timestamp_mode import (
     BaseSnapshotNewRecordTimestampMode,
 )
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 
 def spark_sql(statement: str) -> str:
     """One of dbt-tests-adapter's Postgres fixture statements in Spark SQL: Spark types, no

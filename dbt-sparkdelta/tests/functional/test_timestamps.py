@@ -2,10 +2,6 @@
 process's local zone: on `session` and `connect` PySpark's collect() would give them in the
 local zone, while Spark SQL, the Thrift server and a RESTORE's timestamp use the session's."""
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 SHOWN = "2026-07-01 12:00:00"
 
 

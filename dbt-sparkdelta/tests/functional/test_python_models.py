@@ -12,10 +12,6 @@ from dbt.tests.adapter.python_model.test_python_model import (
 from dbt.tests.adapter.python_model.test_spark import BasePySparkTests
 from dbt.tests.util import run_dbt
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 
 class TestPythonModel(BasePythonModelTests):
     pass

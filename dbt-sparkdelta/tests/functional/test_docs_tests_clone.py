@@ -34,10 +34,6 @@ from dbt.tests.adapter.unit_testing.test_invalid_input import BaseUnitTestInvali
 from dbt.tests.adapter.unit_testing.test_types import BaseUnitTestingTypes
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 
 class TestUnitTestingTypes(BaseUnitTestingTypes):
     @pytest.fixture

@@ -52,10 +52,8 @@ from dbt.tests.adapter.utils.test_timestamps import BaseCurrentTimestamps
 from dbt.tests.adapter.utils.test_validate_sql import BaseValidateSqlMethod
 from dbt.tests.util import run_dbt, run_dbt_and_capture
 
-from python_tests.adapter import SUITE
-
 # every class here is slow as a whole: they run in `make test-adapter`, not in `make test`
-pytestmark = [*SUITE, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 class TestAnyValue(BaseAnyValue):

@@ -13,10 +13,6 @@ from dbt.tests.adapter.incremental.test_incremental_predicates import BaseIncrem
 from dbt.tests.adapter.incremental.test_incremental_unique_id import BaseIncrementalUniqueKey
 from dbt.tests.util import run_dbt
 
-from python_tests.adapter import SUITE
-
-pytestmark = SUITE
-
 
 @pytest.mark.slow
 class TestIncrementalUniqueKey(BaseIncrementalUniqueKey):
