@@ -93,6 +93,36 @@ def test_endpoint_passes_passwords_in_a_private_file_not_on_its_command_line(mon
     assert not secret.exists()
 
 
+def test_schema_init_keeps_the_password_off_its_jvm_command_line(monkeypatch, tmp_path):
+    """`lakehouse metastore init`'s JVM: PySpark puts the settings it is launched with on
+    spark-submit's command line; the password must not be among them."""
+    from pyspark import java_gateway
+
+    from lakehouse.metastore import hive
+
+    for name, value in {
+        "LAKEHOUSE_METASTORE_URL": "jdbc:postgresql://127.0.0.1:5433/metastore",
+        "LAKEHOUSE_METASTORE_USER": "hive",
+        "LAKEHOUSE_METASTORE_PASSWORD": "pass word=1",
+        "LAKEHOUSE_METASTORE_DRIVER": str(tmp_path / "postgresql.jar"),
+        "LAKEHOUSE_INIT_HOME": str(tmp_path / "init"),
+        "LAKEHOUSE_INIT_WAREHOUSE": str(tmp_path / "warehouse"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    launched = []
+
+    def launch_gateway(conf, **kwargs):
+        launched.append(dict(conf.getAll()))
+        raise RuntimeError("no JVM in a unit test")
+
+    monkeypatch.setattr(java_gateway, "launch_gateway", launch_gateway)
+    with pytest.raises(RuntimeError, match="no JVM"):
+        hive._init_schema_here()
+    [conf] = launched
+    assert conf["spark.hadoop.javax.jdo.option.ConnectionUserName"] == "hive"
+    assert not [key for key, value in conf.items() if "pass word" in value or is_secret(key)]
+
+
 def test_without_secrets_the_endpoint_has_no_properties_file():
     command = endpoint.spark_submit_command(endpoint.EndpointSettings.from_env())
     assert "--properties-file" not in command
