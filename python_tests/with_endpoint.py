@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 for target in targets:
                     print(f"\n{' '.join(command)}: on the {target} target", flush=True)
-                    env = {**suite_env, "SPARKDELTA_TEST_TARGET": target}
-                    status = subprocess.run(command, env=env).returncode
+                    target_env = {**suite_env, "SPARKDELTA_TEST_TARGET": target}
+                    status = subprocess.run(command, env=target_env).returncode
                     if status:
                         return status
         except pytest.skip.Exception as exc:  # the Delta jars cannot be resolved here
