@@ -92,11 +92,12 @@ def delta_session(session_home):
 
 
 @pytest.fixture(scope="class")
-def dbt_profile_target(request, session_home) -> dict:
+def dbt_profile_target(request) -> dict:
     """The profile of SPARKDELTA_TEST_TARGET (see the module's docstring)."""
     if TARGET == "session":
         request.getfixturevalue("delta_session")
-        return {"type": "sparkdelta", "method": "session", "session_home": session_home}
+        home = request.getfixturevalue("session_home")
+        return {"type": "sparkdelta", "method": "session", "session_home": home}
     endpoint = _endpoint()
     connect = {
         "spark_connect_url": endpoint["SPARKDELTA_TEST_CONNECT_URL"],

@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from dbt.adapters.sparkdelta.session import is_secret, redact_jdbc_url
+from dbt.adapters.sparkdelta.session import command_line_conf, redact_jdbc_url
 from lakehouse import processes
 from lakehouse.metastore.settings import MetastoreError, MetastoreSettings, check_driver
 
@@ -138,12 +138,7 @@ def _init_schema_here() -> int:
             ("spark.hadoop.hive.metastore.schema.verification.record.version", "true"),
         ]
     )
-    # The password stays off the JVM's command line (which any local user can read): the JVM
-    # gets it over the gateway, from `conf`, with the JDBC connection and the SparkContext.
-    public = SparkConf(loadDefaults=False).setAll(
-        [(key, value) for key, value in conf.getAll() if not is_secret(key)]
-    )
-    gateway = launch_gateway(public)
+    gateway = launch_gateway(command_line_conf(dict(conf.getAll())))
     jvm = gateway.jvm
     connection = _jdbc_connection(jvm, url, user, password)
     try:

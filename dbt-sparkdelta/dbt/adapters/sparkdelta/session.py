@@ -221,6 +221,17 @@ def is_secret(key: str) -> bool:
     return bool(re.search(r"(?i)password|secret", key))
 
 
+def command_line_conf(values: Mapping[str, str]):
+    """The settings a JVM may be launched with: PySpark's launch_gateway puts them on
+    spark-submit's command line, which any local user can read, so no password. The JVM gets
+    the secret ones over the gateway (the SparkContext's conf, a JDBC connection)."""
+    from pyspark import SparkConf
+
+    return SparkConf(loadDefaults=False).setAll(
+        [(key, value) for key, value in values.items() if not is_secret(key)]
+    )
+
+
 def external_metastore_url(conf: Mapping[str, str]) -> str | None:
     """The metastore database's JDBC URL when it is not the embedded Derby."""
     url = conf.get(METASTORE_URL, "")
@@ -412,16 +423,13 @@ def _launch(settings: SessionSettings) -> SparkSession:
     else:
         check_embedded_metastore_free(settings.metastore_dir)
     conf = SparkConf(loadDefaults=False).setAll(list(values.items()))
-    # Passwords stay off the JVM's command line (which any local user can read): the JVM gets
-    # them over the gateway, with the rest of `conf`, when the SparkContext is created.
-    public = SparkConf(loadDefaults=False).setAll(
-        [(key, value) for key, value in values.items() if not is_secret(key)]
-    )
     log_path = settings.launch_log
     start = log_path.stat().st_size if log_path.exists() else 0
     with _one_resolution_at_a_time(), open(log_path, "ab") as log, _fork_safe_jvm_start():
         try:
-            gateway = launch_gateway(public, popen_kwargs={"stdout": log, "stderr": log})
+            gateway = launch_gateway(
+                command_line_conf(values), popen_kwargs={"stdout": log, "stderr": log}
+            )
         except Exception as exc:
             launch_output = log_path.read_bytes()[start:].decode("utf-8", "replace")
             raise DeltaRuntimeUnavailable(explain_launch_failure(launch_output, log_path)) from exc
