@@ -44,6 +44,7 @@ def test_defaults_suit_a_small_machine_and_keep_state_under_home():
     )
     # Hive's session resources and Spark's scratch files: in this home, not the host's /tmp.
     assert "-Djava.io.tmpdir=/data/lh/tmp" in conf["spark.driver.extraJavaOptions"]
+    assert "-XX:+UseParallelGC" in conf["spark.driver.extraJavaOptions"]  # batch work
     assert "spark.jars.repositories" not in conf
 
 
