@@ -86,7 +86,7 @@ class Sequence:
         rows = project.rows(f"select {COLUMNS[name]} from {project.relation(name)}")
         return sorted_rows(tuple(utc(v) for v in row) for row in rows)
 
-    def check(self, after_batch: int, full_refresh: bool = True) -> None:
+    def check(self, after_batch: int, full_refresh: bool) -> None:
         """The incremental tables equal the independent recompute and (`full_refresh`) the
         full-refresh project's, built over the same bronze."""
         where = f"seed {self.seed}, after batch {after_batch}"

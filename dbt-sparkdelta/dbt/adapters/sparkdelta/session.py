@@ -273,8 +273,8 @@ def spark_conf(settings: SessionSettings) -> dict[str, str]:
             f"-Dderby.stream.error.file={settings.log_dir / 'derby.log'}",
             f"-Djava.io.tmpdir={settings.tmp_dir}",
             # The throughput collector: a dbt build is batch work, and on 2 cores G1's
-            # concurrent threads cost more than its shorter pauses save (the MERGE tests:
-            # 6% less CPU, 3% less time).
+            # concurrent threads cost more than its shorter pauses save (30 tests of MERGE
+            # models: 6% less CPU, 3% less time).
             "-XX:+UseParallelGC",
         ]
     )
