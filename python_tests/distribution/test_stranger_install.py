@@ -113,7 +113,7 @@ class TestStrangerInstall:
         names = {package["name"] for package in json.loads(listed)}
         assert {"dbt-sparkdelta", "dbt-spark", "pyspark", "delta-spark"} <= names
         assert "delta-lakehouse" not in names
-        assert "sparkdelta: 1.11.0" in run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
+        assert f"sparkdelta: {adapter_version}" in run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
 
     def test_dbt_init_wrote_a_sparkdelta_profile(self, stranger):
         _, _, env = stranger

@@ -14,15 +14,32 @@ from dbt.adapters.sparkdelta.session import (
     delta_version,
     explain_launch_failure,
     spark_conf,
+    spark_line,
 )
 from lakehouse.settings import PROJECT_DIR, profile_output, session_settings
 
 
-def test_delta_jars_follow_the_installed_delta_spark_wheel():
-    version = delta_version()
+def test_delta_jars_follow_the_installed_delta_spark_wheel_and_spark_line():
+    version, spark = delta_version(), spark_line()
     assert delta_coordinates() == [
-        f"io.delta:delta-spark_2.13:{version}",
+        f"io.delta:delta-spark_{spark}_2.13:{version}",
         f"io.delta:delta-storage:{version}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("delta", "spark", "artifact"),
+    [
+        ("4.0.1", "4.0", "delta-spark_2.13"),  # Delta 4.0: one build, for Spark 4.0
+        ("4.4.0", "4.0", "delta-spark_4.0_2.13"),
+        ("4.4.0", "4.1", "delta-spark_4.1_2.13"),
+        ("4.4.0", "4.2", "delta-spark_4.2_2.13"),
+    ],
+)
+def test_the_delta_build_is_the_one_for_the_spark_line(delta, spark, artifact):
+    assert delta_coordinates(delta, spark) == [
+        f"io.delta:{artifact}:{delta}",
+        f"io.delta:delta-storage:{delta}",
     ]
     conf = spark_conf(SessionSettings(home=Path("/x")))
     assert conf["spark.jars.packages"] == ",".join(delta_coordinates())

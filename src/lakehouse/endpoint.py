@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -27,7 +28,6 @@ from pathlib import Path
 from dbt.adapters.sparkdelta.credentials import DELTA_METADATA_ONLY_QUERIES
 from dbt.adapters.sparkdelta.session import (
     SessionSettings,
-    delta_coordinates,
     explain_launch_failure,
     is_secret,
     spark_conf,
@@ -132,6 +132,11 @@ class EndpointSettings:
         return self.directory / "endpoint.log"
 
     @property
+    def resolved_jars(self) -> Path:
+        """`spark.jars.packages`, then the jars of its last resolution for the class path."""
+        return self.directory / "resolved_jars.txt"
+
+    @property
     def secret_file(self) -> Path:
         return self.directory / "secret.properties"
 
@@ -154,14 +159,54 @@ def _client_address(bind_host: str) -> str:
     return "localhost" if bind_host in ("0.0.0.0", "::") else bind_host
 
 
+# A jar in Spark's Ivy cache: <organisation>_<artifact>-<version>.jar.
+_IVY_JAR = re.compile(r"^[^_]+_(?P<artifact>.+?)-(?P<version>\d[^-]*(?:-\d+)?)\.jar$")
+
+
 def delta_jars(settings: EndpointSettings) -> list[Path]:
-    """Where Spark's Ivy resolution of `spark.jars.packages` stores the Delta jars."""
+    """The jars of `spark.jars.packages` (Delta and its dependencies) that Spark does not ship
+    itself, as their last resolution listed them; before one, the packages' own jars in Spark's
+    Ivy cache (where the resolution puts them)."""
+    listed = _listed_jars(settings)
+    if listed is not None:
+        return listed
+    packages = spark_conf(settings.session)["spark.jars.packages"]
     ivy_home = Path(settings.session.conf.get("spark.jars.ivy") or Path.home() / ".ivy2.5.2")
-    jars = []
-    for coordinate in delta_coordinates():
-        organisation, artifact, version = coordinate.split(":")
-        jars.append(ivy_home / "jars" / f"{organisation}_{artifact}-{version}.jar")
-    return jars
+    return [
+        ivy_home / "jars" / f"{organisation}_{artifact}-{version}.jar"
+        for organisation, artifact, version in (c.split(":") for c in packages.split(","))
+    ]
+
+
+def _listed_jars(settings: EndpointSettings) -> list[Path] | None:
+    """The jars of the last resolution, if it was of today's `spark.jars.packages`."""
+    packages = spark_conf(settings.session)["spark.jars.packages"]
+    if settings.resolved_jars.exists():
+        listed = settings.resolved_jars.read_text().splitlines()
+        if listed and listed[0] == packages:
+            return [Path(jar) for jar in listed[1:]]
+    return None
+
+
+def not_shipped_by_spark(jars: list[str]) -> list[str]:
+    """The resolved jars whose artifact Spark's own jars/ lacks: Delta, Delta Kernel, Unity
+    Catalog's client. The others (Hadoop, Parquet, Jackson, log4j, at other versions) stay off
+    the JVM's class path, before which they would shadow Spark's own."""
+    shipped = {
+        found.group("artifact")
+        for found in map(_IVY_JAR.match, (f"x_{jar.name}" for jar in _spark_jars()))
+        if found
+    }
+    kept = []
+    for jar in jars:
+        found = _IVY_JAR.match(Path(jar).name)
+        if not found or found.group("artifact") not in shipped:
+            kept.append(jar)
+    return kept
+
+
+def _spark_jars() -> list[Path]:
+    return sorted((processes.spark_home() / "jars").glob("*.jar"))
 
 
 def endpoint_conf(settings: EndpointSettings) -> dict[str, str]:
@@ -222,12 +267,25 @@ def write_secret_properties(settings: EndpointSettings, values: dict[str, str]) 
     return path
 
 
+# Run by spark-submit after it resolved `spark.jars.packages`: lists the jars it resolved.
+_LIST_RESOLVED_JARS = """\
+import sys
+from pyspark import SparkConf
+print("\\n".join(SparkConf().get("spark.jars", "").replace("file://", "").split(",")),
+      file=open(sys.argv[1], "w"))
+"""
+
+
 def _resolve_delta_jars(settings: EndpointSettings) -> None:
-    """Let spark-submit resolve the Delta packages (a no-op application) when not yet cached."""
-    if all(jar.exists() for jar in delta_jars(settings)):
+    """Let spark-submit resolve the Delta packages (an application that lists what it
+    resolved) when they are not yet resolved; the list names the jars for the class path."""
+    listed = _listed_jars(settings)
+    if listed is not None and all(jar.exists() for jar in listed):
         return
-    noop = settings.directory / "resolve_packages.py"
-    noop.write_text("# resolves spark.jars.packages, runs nothing\n")
+    packages = spark_conf(settings.session)["spark.jars.packages"]
+    lister = settings.directory / "resolve_packages.py"
+    lister.write_text(_LIST_RESOLVED_JARS)
+    listed = settings.directory / "resolved_jars.tmp"
     command = [spark_submit_command(settings)[0]]
     conf = spark_conf(settings.session)
     for key in ("packages", "repositories", "ivySettings", "ivy"):
@@ -236,12 +294,18 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
     with open(settings.log_file, "ab") as log:
         start_offset = log.tell()
         result = subprocess.run(
-            [*command, str(noop)], stdout=log, stderr=subprocess.STDOUT, env=processes.spark_env()
+            [*command, str(lister), str(listed)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=processes.spark_env(),
         )
-    missing = [jar for jar in delta_jars(settings) if not jar.exists()]
-    if result.returncode != 0 or missing:
+    resolved = listed.read_text().split() if listed.exists() else []
+    missing = [jar for jar in resolved if not Path(jar).exists()]
+    if result.returncode != 0 or not resolved or missing:
         output = processes.output_since(settings.log_file, start_offset)
         raise EndpointError(explain_launch_failure(output or "not found", settings.log_file))
+    settings.resolved_jars.write_text("\n".join([packages, *not_shipped_by_spark(resolved)]))
+    listed.unlink()
 
 
 def accepts_sessions(settings: EndpointSettings) -> bool:

@@ -125,10 +125,6 @@ def test_delete_step_of_delete_insert_deletes_matching_keys_null_safely(macros, 
         ({"clustered_by": ["a"], "buckets": 4}, "do not support bucketing"),
         ({"optimize_after_build": "yes"}, "optimize_after_build must be true or false"),
         ({"zorder_by": ["a"], "liquid_clustered_by": ["a"]}, "zorder_by cannot be combined"),
-        (
-            {"identity_columns": ["id"], "materialized": "table", "method": "thrift"},
-            "need the embedded `session` method",
-        ),
         ({"identity_columns": ["id"], "materialized": "seed"}, "SQL table and incremental models"),
         (
             {"tblproperties": {"delta.enableIcebergCompatV2": True}},
@@ -143,10 +139,6 @@ def test_delete_step_of_delete_insert_deletes_matching_keys_null_safely(macros, 
                 }
             },
             "no deletion vectors",
-        ),
-        (
-            {"generated_columns": {"d": "x"}, "materialized": "table", "method": "connect"},
-            "not `connect`",
         ),
         (
             {"identity_columns": ["id"], "materialized": "table", "language": "python"},

@@ -1,14 +1,14 @@
 """Identity and generated columns: columns whose values Delta computes on every write.
 
-Spark 4.0.1 refuses `GENERATED ALWAYS AS IDENTITY` and `GENERATED ALWAYS AS (expr)` in SQL DDL
-for Delta 4.0.1's catalog (UNSUPPORTED_FEATURE.TABLE_OPERATION: the catalog declares no such
-capability), and a CTAS cannot carry them. Delta's table builder API creates both, so a model
-that declares them gets its table created by the builder and then filled with an INSERT that
-names the model's own columns: Delta fills in the rest. The builder is Delta's Python API on
-the SparkSession in the dbt process, hence the embedded `session` method only.
+Delta 4.4's catalog declares Spark's identity- and generated-column capabilities, so
+`GENERATED ALWAYS AS IDENTITY` and `GENERATED ALWAYS AS (expr)` work in SQL DDL on every
+connection method; a CTAS cannot carry them. A model that declares them gets its table created
+by `CREATE OR REPLACE TABLE` with its column list, then filled with an INSERT that names the
+model's own columns: Delta fills in the rest. (Delta 4.0-4.3 refuse the DDL:
+UNSUPPORTED_FEATURE.TABLE_OPERATION, which the adapter turns into a message naming 4.4.)
 
 `plan_columns` decides the table's columns from the config, the SELECT's columns and the
-contract (pure, unit-tested); `create_table` hands the plan to Delta's builder.
+contract; `column_definitions` writes them as DDL (both pure, unit-tested).
 """
 
 from __future__ import annotations
@@ -170,44 +170,33 @@ def plan_columns(
     return [columns[name] for name in contract]
 
 
-def create_table(
-    session: Any,
-    table_name: str,
-    columns: Sequence[Column],
-    properties: Mapping[str, str],
-    partition_by: Sequence[str] = (),
-    cluster_by: Sequence[str] = (),
-    location: str | None = None,
-    comment: str | None = None,
-) -> None:
-    """CREATE OR REPLACE the table through Delta's builder: one commit with the columns (their
-    identity and generation expressions), layout, comment and every property and feature."""
-    try:
-        from delta.tables import DeltaTable, IdentityGenerator
-    except ImportError as exc:
-        raise GeneratedColumnsError(
-            f"{table_name}: identity and generated columns need Delta's Python API: install "
-            f"dbt-sparkdelta[session] (delta-spark) ({exc})."
-        ) from exc
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
-    builder = DeltaTable.createOrReplace(session).tableName(table_name)
+
+def column_definitions(columns: Sequence[Column]) -> str:
+    """The column list of the table's CREATE TABLE, with identity and generation clauses."""
+    definitions = []
     for column in columns:
-        generated: dict[str, Any] = {}
+        definition = f"{_quoted(column.name)} {column.data_type}"
         if column.identity is not None:
-            generator = IdentityGenerator(start=column.identity.start, step=column.identity.step)
-            key = "generatedAlwaysAs" if column.identity.always else "generatedByDefaultAs"
-            generated[key] = generator
+            kind = "ALWAYS" if column.identity.always else "BY DEFAULT"
+            definition += (
+                f" GENERATED {kind} AS IDENTITY"
+                f" (START WITH {column.identity.start} INCREMENT BY {column.identity.step})"
+            )
         elif column.expression is not None:
-            generated["generatedAlwaysAs"] = column.expression
-        builder = builder.addColumn(column.name, column.data_type, **generated)
-    for key, value in properties.items():
-        builder = builder.property(key, value)
-    if cluster_by:
-        builder = builder.clusterBy(*cluster_by)
-    elif partition_by:
-        builder = builder.partitionedBy(*partition_by)
-    if location:
-        builder = builder.location(location)
-    if comment:
-        builder = builder.comment(comment)
-    builder.execute()
+            definition += f" GENERATED ALWAYS AS ({column.expression})"
+        definitions.append(definition)
+    return ",\n  ".join(definitions)
+
+
+def explain_refusal(model_id: str, error: str) -> str | None:
+    """A Spark error of the DDL that means its Delta is older than 4.4, as one sentence."""
+    if "UNSUPPORTED_FEATURE.TABLE_OPERATION" not in error:
+        return None
+    return (
+        f"Model {model_id}: identity_columns / generated_columns need Delta 4.4 or newer on the "
+        f"Spark that runs the model (older releases refuse them in SQL DDL): upgrade Delta "
+        f"(delta-spark 4.4 with pyspark 4.0-4.2), or compute the column in the model's SQL."
+    )

@@ -321,32 +321,32 @@ class SparkDeltaAdapter(SparkAdapter):
         return [dataclasses.asdict(column) for column in columns]
 
     @available
+    def computed_column_definitions(self, columns: list[dict[str, Any]]) -> str:
+        """The CREATE TABLE column list of planned columns (generated_columns)."""
+        return generated_columns.column_definitions(
+            [generated_columns.Column.from_dict(column) for column in columns]
+        )
+
+    @available
     def create_table_with_computed_columns(
-        self,
-        model_id: str,
-        relation: Any,
-        columns: list[dict[str, Any]],
-        properties: Mapping[str, str],
-        layout: Mapping[str, Any],
-        insert_sql: str,
+        self, model_id: str, relation: Any, create_sql: str, insert_sql: str
     ) -> str:
-        """CREATE OR REPLACE a model's table with identity / generated columns through Delta's
-        table builder (SQL DDL cannot declare them on Spark 4.0.1), on the embedded session,
-        and return `insert_sql`, the statement that fills it. Builder and INSERT are two
-        commits: should the INSERT fail, the table goes back to the version it had before (or,
-        new, is dropped) so that readers never keep an empty table (see `execute`)."""
+        """Run `create_sql`, the CREATE OR REPLACE TABLE of a model with identity / generated
+        columns (a CTAS cannot carry them), and return `insert_sql`, the statement that fills
+        it. They are two commits: should the INSERT fail, the table goes back to the version it
+        had before (or, new, is dropped) so that readers never keep an empty table (see
+        `execute`)."""
         table = f"`{relation.schema}`.`{relation.identifier}`"
-        planned = [generated_columns.Column.from_dict(column) for column in columns]
-        with self._embedded_alone(), _as_dbt_error(generated_columns.GeneratedColumnsError):
-            session = self._embedded_session()  # classic: inside API_MODES
-            if session is None:  # validate_delta_model_config refuses the other methods first
-                raise DbtRuntimeError(
-                    f"Model {model_id}: no embedded Spark session to create it in."
-                )
-            previous = None
-            if session.catalog.tableExists(f"{relation.schema}.{relation.identifier}"):
-                previous = session.sql(f"describe history {table} limit 1").first()["version"]
-            generated_columns.create_table(session, table, planned, properties, **layout)
+        previous = None
+        if self.get_relation(relation.database, relation.schema, relation.identifier):
+            _, history = self.execute(f"describe history {table} limit 1", fetch=True)
+            previous = history.rows[0]["version"]
+        try:
+            self.execute(create_sql)
+        except DbtRuntimeError as exc:
+            if explained := generated_columns.explain_refusal(model_id, str(exc)):
+                raise DbtRuntimeError(explained) from None
+            raise
         self._undo_if_fails[insert_sql.strip()] = (table, previous)
         return insert_sql
 

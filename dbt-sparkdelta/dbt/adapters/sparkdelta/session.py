@@ -140,12 +140,32 @@ def delta_version() -> str:
     return metadata.version("delta-spark")
 
 
-def delta_coordinates(version: str | None = None) -> list[str]:
+def spark_line() -> str:
+    """The installed pyspark's Spark line, e.g. "4.1" (the JVM's Spark is pyspark's own)."""
+    return ".".join(metadata.version("pyspark").split(".")[:2])
+
+
+def _release(version: str) -> tuple[int, int]:
+    major, minor = re.match(r"(\d+)\.(\d+)", version).groups()
+    return int(major), int(minor)
+
+
+def delta_coordinates(version: str | None = None, spark: str | None = None) -> list[str]:
+    """The Delta jars for the installed delta-spark and pyspark. Delta 4.0 was built for Spark
+    4.0 alone (`delta-spark_2.13`); from 4.1 on, each Spark line has its build, named by it
+    (`delta-spark_4.1_2.13`). Their dependencies (Delta Kernel, Unity Catalog's client) are
+    resolved with them."""
     version = version or delta_version()
-    return [
-        f"io.delta:delta-spark_{SCALA_BINARY_VERSION}:{version}",
-        f"io.delta:delta-storage:{version}",
-    ]
+    spark = spark or spark_line()
+    suffix = SCALA_BINARY_VERSION
+    if _release(version) >= (4, 1):
+        suffix = f"{spark}_{SCALA_BINARY_VERSION}"
+    return [f"io.delta:delta-spark_{suffix}:{version}", f"io.delta:delta-storage:{version}"]
+
+
+def delta_release_at_least(release: str) -> bool:
+    """Whether the installed Delta is `release` (e.g. "4.4") or newer."""
+    return _release(delta_version()) >= _release(release)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 {#-
-  A model with identity_columns / generated_columns: its table is created (or replaced) by
-  Delta's table builder, with the columns, layout, comment and every property, feature and
-  constraint in one commit, and this returns the INSERT that fills it with the model's rows
-  (naming the SELECT's columns, so Delta computes the others). Spark 4.0.1 refuses these
-  columns in SQL DDL, and a CTAS cannot carry them (see the adapter's generated_columns.py).
-  The creation runs when the returned statement's block renders, just before the INSERT; a
-  failed INSERT puts the table back as it was (the adapter's create_table_with_computed_columns).
+  A model with identity_columns / generated_columns: its table is created (or replaced) by a
+  CREATE OR REPLACE TABLE with its column list, layout, comment and every property, feature
+  and constraint in one commit, and this returns the INSERT that fills it with the model's rows
+  (naming the SELECT's columns, so Delta computes the others): a CTAS cannot carry these
+  columns (see the adapter's generated_columns.py). The creation runs when the returned
+  statement's block renders, just before the INSERT; a failed INSERT puts the table back as it
+  was (the adapter's create_table_with_computed_columns).
 -#}
 {% macro create_delta_table_with_computed_columns(relation, sql) -%}
   {%- set contract_config = config.get('contract') -%}
@@ -31,13 +31,16 @@
     {#- dbt's contract check, on the SELECT with the columns Delta computes beside it -#}
     {{ get_assert_columns_equivalent('select *' ~ (', ' ~ computed | join(', ') if computed) ~ ' from (' ~ sql ~ ') as model_rows') }}
   {%- endif -%}
-  {%- set location_root = config.get('location_root') -%}
-  {%- set persist_docs = config.get('persist_docs') or {} -%}
-  {%- set layout = {
-      'partition_by': config_column_list('partition_by') | map('replace', '`', '') | list,
-      'cluster_by': config_column_list('liquid_clustered_by') | map('replace', '`', '') | list,
-      'location': location_root ~ '/' ~ model.alias if location_root else none,
-      'comment': model.description if persist_docs is mapping and persist_docs.get('relation') else none} -%}
+  {%- set create_sql -%}
+  create or replace table {{ relation }} (
+    {{ adapter.computed_column_definitions(columns) }}
+  )
+  using delta
+  {{ get_delta_layout_sql() }}
+  {{ location_clause() }}
+  {{ comment_clause() }}
+  {{ get_tblproperties_sql(get_delta_table_properties(warn=true)) }}
+  {%- endset -%}
   {%- set insert_sql -%}
   insert into {{ relation }} ({{ inserted | join(', ') }})
   select {{ inserted | join(', ') }} from (
@@ -45,5 +48,5 @@
   ) as model_rows
   {%- endset -%}
   {{ return(adapter.create_table_with_computed_columns(
-      model.unique_id, relation, columns, get_delta_table_properties(warn=true), layout, insert_sql)) }}
+      model.unique_id, relation, create_sql, insert_sql)) }}
 {%- endmacro %}

@@ -1,8 +1,8 @@
 {#-
   CREATE OR REPLACE TABLE ... USING delta AS SELECT for a model: layout (CLUSTER BY or
   PARTITIONED BY), location, comment and every property, feature and constraint in one atomic
-  commit (pure: returns text). A model with identity or generated columns is created by Delta's
-  table builder instead (create_delta_table_with_computed_columns).
+  commit (pure: returns text). A model with identity or generated columns is created with its
+  column list, then filled (create_delta_table_with_computed_columns).
 -#}
 {% macro get_create_delta_table_as_sql(relation, sql) -%}
   {%- do validate_delta_model_config() -%}

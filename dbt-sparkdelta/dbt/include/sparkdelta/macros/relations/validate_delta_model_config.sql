@@ -39,13 +39,6 @@
           "Model " ~ model_id ~ ": identity_columns / generated_columns are for SQL table and "
           ~ "incremental models; compute the column in the node's own SQL or DataFrame.") }}
     {%- endif -%}
-    {%- if adapter.connection_method() != 'session' -%}
-      {{ exceptions.raise_compiler_error(
-          "Model " ~ model_id ~ ": identity_columns / generated_columns need the embedded `session` "
-          ~ "method, not `" ~ adapter.connection_method() ~ "`: Spark 4.0.1 refuses them in SQL DDL "
-          ~ "for Delta 4.0.1, and the adapter creates such tables with Delta's table builder, which "
-          ~ "only a Spark session in the dbt process can call. Compute the column in the model's SQL.") }}
-    {%- endif -%}
     {%- if config.get('materialized') == 'incremental' and (config.get('incremental_strategy') or 'merge') not in ('merge', 'append', 'delete+insert') -%}
       {{ exceptions.raise_compiler_error(
           "Model " ~ model_id ~ ": identity_columns / generated_columns work with the incremental "
