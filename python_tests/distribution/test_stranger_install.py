@@ -12,12 +12,14 @@ import re
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import yaml
 from deltalake import DeltaTable
 
+from dbt.adapters.sparkdelta.__version__ import version as adapter_version
 from python_tests.conftest import PROJECT_DIR
 
 pytestmark = pytest.mark.distribution
@@ -61,17 +63,36 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
     return found
 
 
-@pytest.fixture(scope="module")
-def stranger(wheels, tmp_path_factory):
-    """A clean virtualenv with the adapter's wheel and its `session` extra, and a project."""
-    work = tmp_path_factory.mktemp("stranger")
-    venv = work / "venv"
+# The oldest stack the adapter supports: CI builds the stranger's project on it too.
+OLDEST_PAIR = ["pyspark==4.0.1", "delta-spark==4.0.1", "dbt-core~=1.11.0"]
+
+
+def pinned_stack() -> list[str]:
+    """The stack this suite runs on (pyproject.toml's pins), for the stranger's pip: the newest
+    releases PyPI serves need what this machine cannot fetch (delta-spark 4.4.1's jars are not
+    on Maven Central here; dbt-core 1.12.6's parser downloads its wheel from GitHub)."""
+    names = ("pyspark", "delta-spark", "dbt-core", "dbt-core-experimental-parser")
+    return [f"{name}=={metadata.version(name)}" for name in names]
+
+
+def make_stranger(work: Path, wheel: Path, stack: list[str]) -> tuple[Path, Path, dict[str, str]]:
+    """A clean virtualenv with the adapter's wheel and its `session` extra on `stack`, a new
+    user's home (empty Ivy cache and ~/.m2: Spark resolves Delta from Maven Central), and the
+    operations package's integration project with the profile `dbt init` writes."""
+    venv, home = work / "venv", work / "home"
+    home.mkdir()
     ours = ("VIRTUAL_ENV", "PYTHONPATH")
     env = {k: v for k, v in os.environ.items() if k not in ours and not k.startswith("LAKEHOUSE_")}
+    pip_cache = run(sys.executable, "-m", "pip", "cache", "dir", cwd=work, env=env).strip()
+    # The JVM takes its home (Ivy's cache, ~/.m2) from user.home, not $HOME; pip keeps its
+    # cache (pyspark is a source package, built once).
+    env.update(HOME=str(home), JAVA_TOOL_OPTIONS=f"-Duser.home={home}", PIP_CACHE_DIR=pip_cache)
     python = f"{sys.base_prefix}/bin/python{sys.version_info.major}.{sys.version_info.minor}"
     run(python, "-m", "venv", venv, cwd=work, env=env)
-    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet"]
-    run(*pip, f"{wheels['dbt_sparkdelta']}[session]", cwd=work, env=env)
+    constraints = work / "constraints.txt"
+    constraints.write_text("\n".join(stack) + "\n")
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet", "-c", constraints]
+    run(*pip, f"{wheel}[session]", cwd=work, env=env)
     project = work / "project"
     # the project as committed, less its own profile: the stranger's comes from `dbt init`
     leave_out = ("profiles.yml", "package-lock.yml", "target", "dbt_packages", "logs")
@@ -84,6 +105,22 @@ def stranger(wheels, tmp_path_factory):
     run(dbt, "init", cwd=project, env=env, stdin=INIT_ANSWERS)
     run(dbt, "deps", cwd=project, env=env)
     return venv, project, env
+
+
+def resolved_delta_jar(home: Path, python: Path) -> Path:
+    """Where Spark's Ivy put the delta-spark jar of that virtualenv's pyspark and delta-spark."""
+    coordinate = run(python, "-c", "from dbt.adapters.sparkdelta.session import "
+                     "delta_coordinates; print(delta_coordinates()[0])",
+                     cwd=home, env={"PATH": os.environ["PATH"]}).strip()  # fmt: skip
+    organisation, artifact, version = coordinate.split(":")
+    return home / ".ivy2.5.2" / "jars" / f"{organisation}_{artifact}-{version}.jar"
+
+
+@pytest.fixture(scope="module")
+def stranger(wheels, tmp_path_factory):
+    """The stranger on the stack this suite runs on."""
+    work = tmp_path_factory.mktemp("stranger")
+    return make_stranger(work, wheels["dbt_sparkdelta"], pinned_stack())
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +150,8 @@ class TestStrangerInstall:
         names = {package["name"] for package in json.loads(listed)}
         assert {"dbt-sparkdelta", "dbt-spark", "pyspark", "delta-spark"} <= names
         assert "delta-lakehouse" not in names
-        assert f"sparkdelta: {adapter_version}" in run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
+        said = run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
+        assert f"sparkdelta: {adapter_version}" in said, said
 
     def test_dbt_init_wrote_a_sparkdelta_profile(self, stranger):
         _, _, env = stranger
@@ -128,6 +166,10 @@ class TestStrangerInstall:
         *_, first, second = built
         for name in TABLES:
             assert second[name] > first[name], name
+
+    def test_delta_was_resolved_from_maven_central_into_the_new_home(self, built):
+        venv, env = built[1].parent / "venv", built[2]
+        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").exists()
 
     def test_seed_values_are_exact_after_the_change(self, built):
         warehouse = built[3]
@@ -164,3 +206,42 @@ class TestStrangerInstall:
                    "--target", "clone", cwd=project, env=env)  # fmt: skip
         for name in TABLES:
             assert re.search(rf"analytics_clone\.{name}\s+ok\s", said), said
+
+
+OLDEST_IDENTITY_MODEL = """{{ config(materialized='table', identity_columns=['person_sk']) }}
+select id, name from {{ ref('people') }}
+"""
+
+
+class TestOldestSupportedPair:
+    """The adapter's lower edge: pyspark 4.0.1 with Delta 4.0.1 (built for Spark 4.0) and
+    dbt-core 1.11, from an empty Ivy cache; a feature Delta 4.0 lacks is refused, naming the
+    release that brings it."""
+
+    @pytest.fixture(scope="class")
+    def oldest(self, wheels, tmp_path_factory):
+        work = tmp_path_factory.mktemp("oldest")
+        venv, project, env = make_stranger(work, wheels["dbt_sparkdelta"], OLDEST_PAIR)
+        run(venv / "bin" / "dbt", "build", cwd=project, env=env)
+        return venv, project, env
+
+    def test_the_project_builds_delta_tables(self, oldest):
+        venv, project, env = oldest
+        said = run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
+        assert re.search(r"installed: 1\.11\.", said), said
+        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").name == (
+            "io.delta_delta-spark_2.13-4.0.1.jar"
+        )
+        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").exists()
+        warehouse = project / ".sparkdelta" / "warehouse"
+        assert all(version >= 0 for version in versions(warehouse, "analytics").values())
+
+    def test_identity_columns_are_refused_naming_delta_4_4(self, oldest):
+        venv, project, env = oldest
+        (project / "models" / "people_keyed.sql").write_text(OLDEST_IDENTITY_MODEL)
+        proc = subprocess.run(
+            [str(venv / "bin" / "dbt"), "run", "-s", "people_keyed"], cwd=project, env=env,
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert proc.returncode != 0, proc.stdout
+        assert "need Delta 4.4 or newer" in proc.stdout, proc.stdout[-3000:]

@@ -25,6 +25,15 @@ EMPTY_IVY_SETTINGS = """<ivysettings>
 </ivysettings>
 """
 
+# An air-gapped machine's settings: one resolver, a Maven repository in a directory.
+MIRROR_IVY_SETTINGS = """<ivysettings>
+  <settings defaultResolver="mirror"/>
+  <resolvers>
+    <ibiblio name="mirror" m2compatible="true" root="{root}"/>
+  </resolvers>
+</ivysettings>
+"""
+
 
 @pytest.fixture
 def unresolvable_env(tmp_path: Path) -> dict[str, str]:
@@ -62,6 +71,32 @@ def test_dbt_build_explains_missing_jars(unresolvable_env):
     assert result.returncode != 0
     assert delta_coordinates()[0] in result.stdout
     assert "at org.apache.spark" not in result.stdout + result.stderr
+
+
+@pytest.mark.distribution  # make test-dist: the air-gapped way of docs/configuration.md
+def test_a_maven_repository_in_a_directory_alone_serves_the_delta_jars(tmp_path):
+    repository = tmp_path / "repository"  # filled as on a connected machine, then copied
+    for coordinate in delta_coordinates():
+        subprocess.run(
+            ["mvn", "--batch-mode", "--quiet", "dependency:get", f"-Dartifact={coordinate}",
+             f"-Dmaven.repo.local={repository}"],
+            check=True, timeout=600,
+        )  # fmt: skip
+    settings = tmp_path / "ivysettings.xml"
+    settings.write_text(MIRROR_IVY_SETTINGS.format(root=repository.as_uri()))
+    ivy = tmp_path / "ivy"
+    env = {
+        **os.environ,
+        "LAKEHOUSE_HOME": str(tmp_path / "home"),
+        "LAKEHOUSE_IVY_SETTINGS": str(settings),
+        "LAKEHOUSE_IVY_CACHE": str(ivy),
+        "LAKEHOUSE_SCHEMA": "air_gapped",
+    }
+    loaded = _run([sys.executable, "-m", "lakehouse.cli", "--orders", "20", "load"], env)
+    assert loaded.returncode == 0, loaded.stderr
+    organisation, artifact, version = delta_coordinates()[0].split(":")
+    assert (ivy / "jars" / f"{organisation}_{artifact}-{version}.jar").exists()
+    assert (tmp_path / "home" / "warehouse" / "bronze.db" / "orders" / "_delta_log").is_dir()
 
 
 @pytest.mark.distribution  # make test-dist: a new user's copied home

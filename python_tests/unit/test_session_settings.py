@@ -45,6 +45,15 @@ def test_the_delta_build_is_the_one_for_the_spark_line(delta, spark, artifact):
     assert conf["spark.jars.packages"] == ",".join(delta_coordinates())
 
 
+def test_a_delta_without_a_build_for_the_installed_spark_is_refused_naming_what_fits():
+    with pytest.raises(
+        DeltaRuntimeUnavailable,
+        match=r"delta-spark 4.0.1 is built for Spark 4.0, "
+        r"not for the installed pyspark's Spark 4.2: install delta-spark 4.4 ",
+    ):
+        delta_coordinates("4.0.1", "4.2")
+
+
 def test_defaults_suit_a_small_machine_and_keep_state_under_home():
     conf = spark_conf(SessionSettings(home=Path("/data/lh")))
     assert conf["spark.master"] == "local[2]"

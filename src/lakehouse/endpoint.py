@@ -267,12 +267,14 @@ def write_secret_properties(settings: EndpointSettings, values: dict[str, str]) 
     return path
 
 
-# Run by spark-submit after it resolved `spark.jars.packages`: lists the jars it resolved.
+# Run by spark-submit after it resolved `spark.jars.packages`: lists the jars it resolved
+# (spark-submit hands a Python application the packages' jars on its PYTHONPATH).
 _LIST_RESOLVED_JARS = """\
-import sys
-from pyspark import SparkConf
-print("\\n".join(SparkConf().get("spark.jars", "").replace("file://", "").split(",")),
-      file=open(sys.argv[1], "w"))
+import os, sys
+paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+jars = [path for path in paths if path.endswith(".jar")]
+with open(sys.argv[1], "w") as listed:
+    listed.write("\\n".join(jars))
 """
 
 

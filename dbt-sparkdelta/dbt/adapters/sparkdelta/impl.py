@@ -368,6 +368,18 @@ class SparkDeltaAdapter(SparkAdapter):
             raise
 
     @available
+    def merge_schema_evolution_settings(self) -> dict[str, str]:
+        """The session settings a MERGE WITH SCHEMA EVOLUTION needs: none from Delta 4.4, which
+        honours the clause; Delta 4.0 parses it and evolves nothing, so with an older Delta, or
+        one the adapter cannot see (a remote endpoint's), the statement also gets autoMerge."""
+        if self.connection_method() == "session":
+            from dbt.adapters.sparkdelta.session import delta_release_at_least
+
+            if delta_release_at_least("4.4"):
+                return {}
+        return {"spark.databricks.delta.schema.autoMerge.enabled": "true"}
+
+    @available
     def connection_method(self) -> str:
         """The profile's connection method (`session`, `connect`, `thrift`, ...): dbt's `target`
         in Jinja carries only dbt-spark's connection keys, which leave it out."""

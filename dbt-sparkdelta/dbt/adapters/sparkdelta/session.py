@@ -150,13 +150,35 @@ def _release(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+# The Spark lines each Delta release is built for (delta-io/delta's release builds); a newer
+# Delta than these is taken at its word (its wheel's own pyspark range).
+SPARK_LINES_OF_DELTA = {
+    (4, 0): ("4.0",),
+    (4, 1): ("4.0", "4.1"),
+    (4, 2): ("4.0", "4.1"),
+    (4, 3): ("4.0", "4.1"),
+    (4, 4): ("4.0", "4.1", "4.2"),
+}
+
+
 def delta_coordinates(version: str | None = None, spark: str | None = None) -> list[str]:
     """The Delta jars for the installed delta-spark and pyspark. Delta 4.0 was built for Spark
     4.0 alone (`delta-spark_2.13`); from 4.1 on, each Spark line has its build, named by it
     (`delta-spark_4.1_2.13`). Their dependencies (Delta Kernel, Unity Catalog's client) are
-    resolved with them."""
+    resolved with them. A pair with no Delta build (delta-spark 4.0 beside pyspark 4.2: the
+    4.0 wheel does not bound pyspark) is refused, naming the releases that fit."""
     version = version or delta_version()
     spark = spark or spark_line()
+    lines = SPARK_LINES_OF_DELTA.get(_release(version))
+    if lines is not None and spark not in lines:
+        fitting = [f"{major}.{minor}" for (major, minor), of in SPARK_LINES_OF_DELTA.items()
+                   if spark in of]  # fmt: skip
+        raise DeltaRuntimeUnavailable(
+            f"delta-spark {version} is built for Spark {' and '.join(lines)}, not for the "
+            f"installed pyspark's Spark {spark}: install delta-spark "
+            f"{' or '.join(fitting) or 'of a release built for it'} (or pyspark "
+            f"{lines[-1]}.x)."
+        )
     suffix = SCALA_BINARY_VERSION
     if _release(version) >= (4, 1):
         suffix = f"{spark}_{SCALA_BINARY_VERSION}"

@@ -88,8 +88,7 @@
 
       {%- set settings = {} -%}
       {%- if strategy == 'merge' and config.get('merge_with_schema_evolution') -%}
-        {#- Delta 4.0.1 parses MERGE WITH SCHEMA EVOLUTION but only evolves with this setting -#}
-        {%- do settings.update({'spark.databricks.delta.schema.autoMerge.enabled': 'true'}) -%}
+        {%- do settings.update(adapter.merge_schema_evolution_settings()) -%}
       {%- elif strategy == 'insert_overwrite' and config.get('partition_by') -%}
         {%- do settings.update({'spark.sql.sources.partitionOverwriteMode': 'dynamic'}) -%}
       {%- elif strategy == 'delete+insert' -%}
