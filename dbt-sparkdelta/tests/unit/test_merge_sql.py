@@ -172,3 +172,9 @@ def test_columns_delta_computes_are_left_out_of_an_insert(macros, relation, stra
     # SELECT lacks that Delta does not compute still fails loudly, as before
     inserted = ", ".join(f"`{c}`" for c in [*COLUMNS, "day", "note"])
     assert f"({inserted})" in sql and "order_sk" not in sql
+
+
+def test_schema_evolution_is_the_merge_clause(merge):
+    sql = merge({"unique_key": "id", "merge_with_schema_evolution": True})
+    assert sql.startswith(f"merge with schema evolution into `analytics`.`orders` as {DEST} ")
+    assert merge({"unique_key": "id"}).startswith("merge into ")

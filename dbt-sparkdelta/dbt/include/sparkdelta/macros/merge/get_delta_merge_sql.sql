@@ -12,6 +12,8 @@
     not_matched_by_source_set        {column: expression} for the 'update' action
     skip_matched_step / skip_not_matched_step
     merge_update_columns / merge_exclude_columns
+    merge_with_schema_evolution      MERGE WITH SCHEMA EVOLUTION: new source columns join the
+                                     target (through `set *` / `insert *`)
     merge_skip_unchanged             default true: rows whose values are all equal are not
                                      updated, so a rerun makes no change-data rows (and, with
                                      deletion vectors, no commit)
@@ -94,7 +96,7 @@
     {%- endif -%}
   {%- endif -%}
 
-  merge into {{ target }} as {{ tgt }}
+  merge {{ 'with schema evolution ' if options.get('merge_with_schema_evolution') }}into {{ target }} as {{ tgt }}
   using {{ source }} as {{ src }}
   on {{ on | join('\n    and ') }}
   {%- if options.get('matched_delete_condition') %}
