@@ -35,11 +35,7 @@
   create or replace table {{ relation }} (
     {{ adapter.computed_column_definitions(columns) }}
   )
-  using delta
-  {{ get_delta_layout_sql() }}
-  {{ location_clause() }}
-  {{ comment_clause() }}
-  {{ get_tblproperties_sql(get_delta_table_properties(warn=true)) }}
+  {{ delta_table_options_sql() }}
   {%- endset -%}
   {%- set insert_sql -%}
   insert into {{ relation }} ({{ inserted | join(', ') }})

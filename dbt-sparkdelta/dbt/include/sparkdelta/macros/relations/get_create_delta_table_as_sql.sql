@@ -15,11 +15,7 @@
     {%- set sql = get_select_subquery(sql) -%}
   {%- endif -%}
   create or replace table {{ relation }}
-  using delta
-  {{ get_delta_layout_sql() }}
-  {{ location_clause() }}
-  {{ comment_clause() }}
-  {{ get_tblproperties_sql(get_delta_table_properties(warn=true)) }}
+  {{ delta_table_options_sql() }}
   as
   {{ sql }}
 {%- endmacro %}

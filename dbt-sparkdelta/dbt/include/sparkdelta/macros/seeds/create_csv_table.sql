@@ -22,11 +22,7 @@
   {%- endfor -%}
   {%- set head -%}
     create or replace table {{ this.render() }}
-    using delta
-    {{ get_delta_layout_sql() }}
-    {{ location_clause() }}
-    {{ comment_clause() }}
-    {{ get_tblproperties_sql(get_delta_table_properties(warn=true)) }}
+    {{ delta_table_options_sql() }}
   {%- endset -%}
   {#- `dbt seed --empty` / `dbt build --empty`: the table with its columns, no rows -#}
   {%- set rows = agate_table.limit(0) if flags.EMPTY else agate_table -%}
