@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.sparkdelta.session import check_embedded_metastore_free, delta_coordinates
+from dbt.adapters.sparkdelta.session import (
+    check_embedded_metastore_free,
+    delta_coordinates,
+    ivy_jar_name,
+)
 from python_tests.conftest import PROJECT_DIR
 
 EMPTY_IVY_SETTINGS = """<ivysettings>
@@ -97,8 +101,7 @@ def test_a_copied_ivy_cache_alone_serves_the_delta_jars(tmp_path):
     }
     loaded = _run([sys.executable, "-m", "lakehouse.cli", "--orders", "20", "load"], env)
     assert loaded.returncode == 0, loaded.stderr
-    organisation, artifact, version = delta_coordinates()[0].split(":")
-    assert (ivy / "jars" / f"{organisation}_{artifact}-{version}.jar").exists()
+    assert (ivy / "jars" / ivy_jar_name(delta_coordinates()[0])).exists()
     assert (tmp_path / "home" / "warehouse" / "bronze.db" / "orders" / "_delta_log").is_dir()
 
 

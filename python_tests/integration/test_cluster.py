@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from deltalake import DeltaTable
 
+from dbt.adapters.sparkdelta.session import delta_coordinates, ivy_jar_name
 from lakehouse import cluster
 from lakehouse.dbt_runner import environment
 from python_tests.conftest import PROJECT_DIR, endpoint_env, free_port, running_test_endpoint
@@ -32,6 +33,8 @@ from python_tests.shop_reference import (
 
 pytestmark = pytest.mark.cluster
 SCHEMA, BRONZE = "lakehouse", "bronze"
+# The delta-spark jar as Spark's Ivy names it; executors fetch it from the driver by that name.
+DELTA_JAR = ivy_jar_name(delta_coordinates()[0])
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +128,7 @@ def assert_executors_ran_tasks_with_delta(settings: cluster.ClusterSettings, app
     assert logs, f"no executor of {app['id']} ran on the workers"
     assert any("Running task" in log for log in logs), "no task ran on an executor"
     # The driver serves the jars it resolved by Maven coordinates; executors fetch them.
-    assert any("io.delta_delta-spark_2.13" in log for log in logs), "executors lack Delta's jar"
+    assert any(DELTA_JAR in log for log in logs), f"executors lack Delta's jar {DELTA_JAR}"
     tasks = sum(log.count("Running task") for log in logs)
     print(f"  {app['id']}: {len(logs)} executor(s) ran {tasks} tasks, Delta jars fetched")
 

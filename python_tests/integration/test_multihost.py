@@ -42,6 +42,7 @@ from python_tests.conftest import PROJECT_DIR, seed_row_count
 from python_tests.directory import PEOPLE, start_directory
 from python_tests.integration.test_cluster import (
     BRONZE,
+    DELTA_JAR,
     SCHEMA,
     assert_quiet_first_run,
     assert_tables_match_the_reference,
@@ -555,7 +556,7 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
         assert logs, f"{name}: no executor of {app['id']}"
         text = "\n".join(logs)
         assert f"CoarseGrainedScheduler@{driver}" in text, f"{name}: driver not reached by address"
-        assert f"spark://{driver}" in text and "io.delta_delta-spark_2.13" in text, (
+        assert f"spark://{driver}" in text and DELTA_JAR in text, (
             f"{name}: the Delta jar was not fetched from the driver"
         )
         print(f"  {name}: {len(logs)} executor(s) ran {text.count('Running task')} tasks")

@@ -30,6 +30,7 @@ from dbt.adapters.sparkdelta.session import (
     SessionSettings,
     explain_launch_failure,
     is_secret,
+    ivy_jar_name,
     spark_conf,
 )
 from lakehouse import processes
@@ -172,10 +173,7 @@ def delta_jars(settings: EndpointSettings) -> list[Path]:
         return listed
     packages = spark_conf(settings.session)["spark.jars.packages"]
     ivy_home = Path(settings.session.conf.get("spark.jars.ivy") or Path.home() / ".ivy2.5.2")
-    return [
-        ivy_home / "jars" / f"{organisation}_{artifact}-{version}.jar"
-        for organisation, artifact, version in (c.split(":") for c in packages.split(","))
-    ]
+    return [ivy_home / "jars" / ivy_jar_name(coordinate) for coordinate in packages.split(",")]
 
 
 def _listed_jars(settings: EndpointSettings) -> list[Path] | None:
@@ -305,7 +303,7 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
     missing = [jar for jar in resolved if not Path(jar).exists()]
     if result.returncode != 0 or not resolved or missing:
         output = processes.output_since(settings.log_file, start_offset)
-        raise EndpointError(explain_launch_failure(output or "not found", settings.log_file))
+        raise EndpointError(explain_launch_failure(output, settings.log_file))
     settings.resolved_jars.write_text("\n".join([packages, *not_shipped_by_spark(resolved)]))
     listed.unlink()
 

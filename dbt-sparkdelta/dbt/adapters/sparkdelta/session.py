@@ -185,6 +185,12 @@ def delta_coordinates(version: str | None = None, spark: str | None = None) -> l
     return [f"io.delta:delta-spark_{suffix}:{version}", f"io.delta:delta-storage:{version}"]
 
 
+def ivy_jar_name(coordinate: str) -> str:
+    """The file name Spark's Ivy gives a resolved `group:artifact:version` in its `jars` folder."""
+    organisation, artifact, version = coordinate.split(":")
+    return f"{organisation}_{artifact}-{version}.jar"
+
+
 def delta_release_at_least(release: str) -> bool:
     """Whether the installed Delta is `release` (e.g. "4.4") or newer."""
     return _release(delta_version()) >= _release(release)
