@@ -1,9 +1,9 @@
 """One SparkSession (one JVM) for the whole pytest session, shared by dbt invoked in-process.
 
-Where the Delta jars cannot be resolved, tests marked `delta` are skipped, a plain Spark
-session still serves the other Spark tests, and the run ends with one loud line that says how
-many tests were skipped and why. Any other failure to start the JVM is an error of every test
-that needs it, never a skip.
+A Spark session that cannot start (Delta jars that do not resolve included) is an error of
+every test that needs it, never a skip: a proof that did not run must not read as passed.
+Likewise a test skipped at run time (a missing program, a missing package) fails the run; only
+a `skip`/`skipif` marker, chosen on purpose, skips.
 """
 
 from __future__ import annotations
@@ -21,21 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from dbt.adapters.sparkdelta.session import DeltaRuntimeUnavailable, get_or_create_session
+from dbt.adapters.sparkdelta.session import get_or_create_session
 from lakehouse.processes import free_port
 from lakehouse.settings import PROJECT_DIR, session_settings
 from python_tests import fault_injection
-
-_delta_unavailable: list[str] = []  # the reason, once known
-_delta_skipped: list[str] = []
-_SKIP_REASON = "Delta runtime unavailable"
-
-
-def _jars_unresolved(error: Exception) -> bool:
-    """The one launch failure that skips: the Delta jars are not on this machine (the message
-    of explain_launch_failure)."""
-    return "could not be resolved" in str(error)
-
 
 # What the reliability tests exercised (writers, kill points, bad inputs, injection attempts,
 # rows checked), reported at the end of the run and in target/reliability.json.
@@ -165,21 +154,13 @@ def endpoint_env(
 @contextmanager
 def running_test_endpoint(env: Mapping[str, str], timeout: int = 400) -> Iterator:
     """The project's endpoint (`lakehouse endpoint start`) on `env` (see `endpoint_env`),
-    stopped when the block ends, however it ends. Skips (loudly, like every Delta test) when
-    the Delta jars cannot be resolved. Yields its `EndpointSettings`."""
+    stopped when the block ends, however it ends. Yields its `EndpointSettings`."""
     from lakehouse import endpoint
     from lakehouse.dbt_runner import environment
-    from lakehouse.processes import ProcessError
 
     with environment(env):
         settings = endpoint.EndpointSettings.from_env()
-    try:
-        print(f"\nendpoint {endpoint.start(settings, timeout=timeout)}")
-    except ProcessError as exc:
-        if _jars_unresolved(exc):
-            _delta_unavailable.append(str(exc))
-            pytest.skip(f"{_SKIP_REASON}: {exc}")
-        raise
+    print(f"\nendpoint {endpoint.start(settings, timeout=timeout)}")
     try:
         yield settings
     finally:
@@ -193,7 +174,7 @@ def spark_connect_port() -> int:
 
 @pytest.fixture(scope="session")
 def spark(lakehouse_home, spark_connect_port):
-    """The session's SparkSession: with Delta when the jars resolve, plain Spark otherwise.
+    """The session's SparkSession with Delta.
 
     It also serves Spark Connect on a free port, so Python models can be submitted through
     `spark_connect` against the same metastore.
@@ -203,29 +184,14 @@ def spark(lakehouse_home, spark_connect_port):
         "spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
         "spark.connect.grpc.binding.port": str(spark_connect_port),
     }
-    try:
-        session = get_or_create_session(session_settings().with_conf(connect))
-    except DeltaRuntimeUnavailable as exc:
-        if not _jars_unresolved(exc):
-            raise
-        _delta_unavailable.append(str(exc))
-        from pyspark.sql import SparkSession
-
-        session = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .getOrCreate()
-        )
+    session = get_or_create_session(session_settings().with_conf(connect))
     yield session
     session.stop()
 
 
 @pytest.fixture(scope="session")
 def delta_spark(spark):
-    """The SparkSession with Delta; skips the test (loudly, at the end) without the runtime."""
-    if _delta_unavailable:
-        pytest.skip(f"{_SKIP_REASON}: {_delta_unavailable[0]}")
+    """The SparkSession with Delta (the name says what a test needs of it)."""
     return spark
 
 
@@ -255,9 +221,6 @@ def pytest_runtest_logreport(report):
     for name, counts in report.user_properties:
         if name == "reliability":
             _reported.update(counts)
-    if report.skipped and _SKIP_REASON in str(report.longrepr):
-        # a skip's longrepr: (file, line, "Skipped: <reason>")
-        _delta_skipped.append(str(report.longrepr[-1]))
 
 
 def seed_row_count(name: str) -> int:
@@ -282,9 +245,3 @@ def pytest_terminal_summary(terminalreporter):
         report = PROJECT_DIR / "target" / "reliability.json"
         report.parent.mkdir(exist_ok=True)
         report.write_text(json.dumps(counts, indent=2) + "\n")
-    if _delta_skipped:
-        terminalreporter.write_line(
-            f"!!! {len(_delta_skipped)} Delta tests SKIPPED, not passed: {_delta_skipped[0]}",
-            red=True,
-            bold=True,
-        )

@@ -21,8 +21,6 @@ import pytest
 from lakehouse import endpoint, metastore
 from lakehouse.dbt_runner import environment
 from python_tests.conftest import (
-    _SKIP_REASON,
-    _delta_unavailable,
     endpoint_env,
     free_port,
     running_test_endpoint,
@@ -291,8 +289,6 @@ class TestLongViewText:
 
     def test_derby_refuses_it(self, spark):
         """The embedded Derby metastore of the pytest session (the default)."""
-        if _delta_unavailable:
-            pytest.skip(f"{_SKIP_REASON}: {_delta_unavailable[0]}")
         from pyspark.errors import AnalysisException
 
         schema = unique_schema("derby_views")

@@ -125,22 +125,64 @@ def test_with_conf_wins():
     assert spark_conf(settings)["spark.sql.shuffle.partitions"] == "1"
 
 
+# What Spark 4.1's spark-submit printed here for each cause (abridged; the words matched kept).
+UNRESOLVED = """:: resolving dependencies :: org.apache.spark#spark-submit-parent-348a;1.0
+:: problems summary ::
+:::: WARNINGS
+\t\tmodule not found: io.delta#delta-storage;9.9.9
+\t\t::::::::::::::::::::::::::::::::::::::::::::::
+\t\t::          UNRESOLVED DEPENDENCIES         ::
+\t\t::::::::::::::::::::::::::::::::::::::::::::::
+\t\t:: io.delta#delta-storage;9.9.9: not found
+:: USE VERBOSE OR DEBUG MESSAGE LEVEL FOR MORE DETAILS
+java.lang.RuntimeException: [unresolved dependency: io.delta#delta-storage;9.9.9: not found]
+\tat org.apache.spark.util.MavenUtils$.resolveMavenCoordinates(MavenUtils.scala:539)
+"""
+REFUSED = UNRESOLVED.replace(
+    ":: USE VERBOSE",
+    ":::: ERRORS\n\tServer access error at url http://127.0.0.1:9/maven2/io/delta/delta-storage/"
+    "9.9.9/delta-storage-9.9.9.pom (java.net.ConnectException: Connection refused)\n:: USE VERBOSE",
+)
+NO_JAVA_HOME = (
+    ".../pyspark/bin/spark-class: line 71: /nonexistent/bin/java: No such file or directory\n"
+    ".../pyspark/bin/spark-class: line 97: CMD: bad array subscript\n"
+)
+
+
 def test_unresolved_jars_become_one_actionable_line():
-    ivy_output = (
-        ":: UNRESOLVED DEPENDENCIES ::\n:: io.delta#delta-spark_2.13;4.0.1: not found\n"
-        'Exception in thread "main" java.lang.RuntimeException: [unresolved dependency: ...]\n'
-        "\tat org.apache.spark.util.MavenUtils$.resolveMavenCoordinates(MavenUtils.scala:540)\n"
-    )
-    message = explain_launch_failure(ivy_output, "/lh/logs/spark-driver.log")
+    message = explain_launch_failure(UNRESOLVED, "/lh/logs/spark-driver.log")
     assert "\n" not in message
     assert all(coordinate in message for coordinate in delta_coordinates())
     assert "~/.m2/repository" in message and "spark.jars.ivySettings" in message
     assert "/lh/logs/spark-driver.log" in message
+    assert "reached" not in message
 
 
-def test_missing_java_is_named():
-    message = explain_launch_failure("JAVA_HOME is not set\n", "/log")
-    assert "JDK 17" in message
+def test_an_unreachable_repository_is_named():
+    message = explain_launch_failure(REFUSED, "/log")
+    assert "could not be resolved" in message
+    assert "java.net.ConnectException at http://127.0.0.1:9/maven2/" in message
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "JAVA_HOME is not set\n",  # spark-class, no java on the PATH
+        NO_JAVA_HOME,  # spark-class, JAVA_HOME naming no JDK
+        "bash: java: command not found\n",
+        # a log that also holds a resolver's "not found" of an earlier attempt
+        "module not found: io.delta#delta-storage;9.9.9\nJAVA_HOME is not set\n",
+    ],
+)
+def test_missing_java_is_named_not_read_as_unresolved_jars(output):
+    message = explain_launch_failure(output, "/log")
+    assert "JDK 17" in message and "could not be resolved" not in message
+
+
+@pytest.mark.parametrize("output", ["not found\n", "", "Error: file not found: app.py\n"])
+def test_other_words_are_not_read_as_unresolved_jars(output):
+    message = explain_launch_failure(output, "/log")
+    assert message.startswith("Spark could not start (") and "Delta Lake jars" not in message
 
 
 def test_unknown_failure_quotes_the_last_line():

@@ -26,7 +26,6 @@ from dbt.tests.fixtures.project import *  # noqa: F403 (dbt-tests-adapter's fixt
 from dbt.tests.util import write_file
 
 from dbt.adapters.sparkdelta.session import (
-    DeltaRuntimeUnavailable,
     SessionSettings,
     get_or_create_session,
 )
@@ -44,8 +43,6 @@ ENDPOINT_VARIABLES = {
     ),
     "connect": ("SPARKDELTA_TEST_CONNECT_URL", "SPARKDELTA_TEST_CONNECT_TOKEN"),
 }
-# Skipped tests carry this reason (a project running this suite beside its own may count them).
-SKIP_REASON = "Delta runtime unavailable"
 
 
 def pytest_configure(config):
@@ -81,14 +78,9 @@ def session_home(tmp_path_factory) -> str:
 def delta_session(session_home):
     """This process's Spark session with Delta, as the `session` method starts it from a
     profile with only `session_home` (an active session, e.g. a project's test session, is
-    reused). Skips when the Delta jars cannot be resolved, with that reason; any other
-    failure to start is an error."""
-    try:
-        return get_or_create_session(SessionSettings.from_profile({"session_home": session_home}))
-    except DeltaRuntimeUnavailable as exc:
-        if "could not be resolved" not in str(exc):
-            raise
-        pytest.skip(f"{SKIP_REASON}: {exc}")
+    reused). A failure to start (Delta jars that do not resolve included) is an error of every
+    test that needs it, never a skip."""
+    return get_or_create_session(SessionSettings.from_profile({"session_home": session_home}))
 
 
 @pytest.fixture(scope="class")

@@ -363,18 +363,41 @@ def spark_conf(settings: SessionSettings) -> dict[str, str]:
     return conf
 
 
+# What the launch prints for each cause, in the words of the program that says it: the shell or
+# Spark's scripts for a missing Java, Ivy (Spark's resolver) for a jar it could not resolve or
+# download, and, among Ivy's lines, the JVM's network errors for a repository it could not reach.
+_NO_JAVA = re.compile(
+    r"JAVA_HOME is not set|java: (command )?not found|/java: No such file or directory"
+    r"|Cannot run program \"java\""
+)
+_UNRESOLVED = re.compile(
+    r"::\s+UNRESOLVED DEPENDENCIES\s+::|unresolved dependency: |::\s+FAILED DOWNLOADS\s+::"
+)
+_UNREACHABLE = re.compile(
+    r"Server access error at url (\S+).*?\((java\.net\.\w+Exception|"
+    r"javax\.net\.ssl\.\w+Exception)[^)]*\)"
+)
+
+
 def explain_launch_failure(launch_log: str, log_path: Path | str) -> str:
     """Turn the JVM's launch output into one actionable sentence (pure, for unit tests)."""
-    coordinates = " and ".join(delta_coordinates())
-    if re.search(r"unresolved dependency|not found|Error downloading", launch_log):
+    if _NO_JAVA.search(launch_log):
+        return f"Spark could not start Java: install a JDK 17 or set JAVA_HOME. Log: {log_path}"
+    if _UNRESOLVED.search(launch_log):
+        coordinates = " and ".join(delta_coordinates())
+        unreachable = _UNREACHABLE.search(launch_log)
+        why = (
+            f"the repository could not be reached ({unreachable.group(2)} at "
+            f"{unreachable.group(1)}): check the network or proxy, or "
+            if unreachable
+            else ""
+        )
         return (
-            f"The Delta Lake jars {coordinates} could not be resolved. Provide them through the "
-            "local Maven repository (~/.m2/repository), a Maven mirror (Spark setting "
-            "spark.jars.repositories=<url>[,<url>]) or an Ivy settings file "
+            f"The Delta Lake jars {coordinates} could not be resolved: {why}provide them "
+            "through the local Maven repository (~/.m2/repository), a Maven mirror (Spark "
+            "setting spark.jars.repositories=<url>[,<url>]) or an Ivy settings file "
             f"(spark.jars.ivySettings=<file>). Resolver output: {log_path}"
         )
-    if re.search(r"JAVA_HOME|java: (command )?not found|No such file or directory", launch_log):
-        return f"Spark could not start Java: install a JDK 17 or set JAVA_HOME. Log: {log_path}"
     last_line = next(
         (line for line in reversed(launch_log.splitlines()) if line.strip()), "no output"
     )
