@@ -315,6 +315,20 @@ class TestLayout:
         p.dbt("run", "-s", "clustered")
         assert list(p.detail("clustered").clusteringColumns) == ["amount", "id"]
 
+    def test_optimize_after_build_z_orders_the_write_in_the_same_run(self, scratch_project):
+        p = scratch_project
+        spread = "select /*+ repartition(4) */ id, id % 7 as amount from range(4000)"
+        p.model("z_ordered", model_sql("optimize_after_build=true, zorder_by=['amount']", spread))
+        p.model("left_alone", model_sql("materialized='table'", spread))
+        p.dbt("run", "-s", "z_ordered", "left_alone")
+        # the write made four files; OPTIMIZE, right after it in the same run, made one
+        [write, optimize] = sorted(p.history("z_ordered"), key=lambda commit: commit.version)
+        assert optimize.operation == "OPTIMIZE", write.operation
+        assert json.loads(optimize.operationParameters["zOrderBy"]) == ["amount"]
+        assert optimize.operationMetrics["numRemovedFiles"] == "4"
+        assert p.detail("z_ordered").numFiles == 1 and p.count("z_ordered") == 4000
+        assert [c.operation for c in p.history("left_alone")] == [write.operation]
+
     def test_partitioning_and_clustering_together_is_rejected(self, scratch_project):
         p = scratch_project
         p.model("both", model_sql("partition_by='name', liquid_clustered_by=['id']"))
