@@ -52,9 +52,11 @@ test: $(INSTALLED)
 
 ## The long change sequences: bronze commits no batch id could follow (late changes, deletes,
 ## erasure, compaction) and seeded random sequences, each build compared with an independent
-## recompute and a full refresh. `.ci/run` runs it after `make test` when it fits in CI's time.
+## recompute and a full refresh. `.ci/run` runs it after `make test`. Two pytest processes, as
+## `make test` (one dbt command after another leaves a core idle); a module stays in one.
 test-sequences: $(INSTALLED)
-	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" python_tests/integration
+	$(BIN)/python -m pytest -rA --durations=5 -m "sequence and not slow" $(IN_WORKERS) \
+		python_tests/integration
 
 ## Reliability and safety, slow parts included: concurrent writers, crashes (SIGKILL at named
 ## points and at random moments), idempotency, bad input, dangerous operations, endpoint faults,
@@ -168,8 +170,10 @@ test-adapter-remote: $(INSTALLED)
 	$(CONNECT_TESTS)
 
 ## Re-run the delta-rs interoperability tests, record their results in docs/interop.json and
-## render them into docs/interop.md (the test fails on results that differ from the recorded ones).
+## render them into docs/interop.md (the test fails on results that differ from the recorded ones;
+## it records nothing when a read is wrong, and then there is nothing to render).
 interop: $(INSTALLED)
+	rm -f target/interop.json
 	-$(BIN)/python -m pytest python_tests/integration/test_delta_interop.py
 	$(BIN)/python -m lakehouse.reports.interop
 
