@@ -20,7 +20,7 @@ import yaml
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.__version__ import version as adapter_version
-from dbt.adapters.sparkdelta.session import ivy_jar_name
+from dbt.adapters.sparkdelta.session import SPARK_IVY_DIR, ivy_jar_name
 from python_tests.conftest import PROJECT_DIR
 
 pytestmark = pytest.mark.distribution
@@ -113,7 +113,7 @@ def resolved_delta_jar(home: Path, python: Path) -> Path:
     coordinate = run(python, "-c", "from dbt.adapters.sparkdelta.session import "
                      "delta_coordinates; print(delta_coordinates()[0])",
                      cwd=home, env={"PATH": os.environ["PATH"]}).strip()  # fmt: skip
-    return home / ".ivy2.5.2" / "jars" / ivy_jar_name(coordinate)
+    return home / SPARK_IVY_DIR / "jars" / ivy_jar_name(coordinate)
 
 
 @pytest.fixture(scope="module")

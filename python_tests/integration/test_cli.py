@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dbt.adapters.sparkdelta.session import (
+    SPARK_IVY_DIR,
     check_embedded_metastore_free,
     delta_coordinates,
     ivy_jar_name,
@@ -86,7 +87,7 @@ def test_dbt_build_explains_missing_jars(unresolvable_env):
 @pytest.mark.distribution  # make test-dist: the air-gapped way of docs/configuration.md
 def test_a_copied_ivy_cache_alone_serves_the_delta_jars(tmp_path):
     # The connected machine: this one, whose suite resolved the jars into its Ivy cache.
-    connected = Path.home() / ".ivy2.5.2" / "cache"
+    connected = Path.home() / SPARK_IVY_DIR / "cache"
     repository = tmp_path / "repository"
     shutil.copytree(connected, repository)
     settings = tmp_path / "ivysettings.xml"

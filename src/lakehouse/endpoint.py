@@ -27,6 +27,7 @@ from pathlib import Path
 
 from dbt.adapters.sparkdelta.credentials import DELTA_METADATA_ONLY_QUERIES
 from dbt.adapters.sparkdelta.session import (
+    SPARK_IVY_DIR,
     SessionSettings,
     explain_launch_failure,
     is_secret,
@@ -172,7 +173,7 @@ def delta_jars(settings: EndpointSettings) -> list[Path]:
     if listed is not None:
         return listed
     packages = spark_conf(settings.session)["spark.jars.packages"]
-    ivy_home = Path(settings.session.conf.get("spark.jars.ivy") or Path.home() / ".ivy2.5.2")
+    ivy_home = Path(settings.session.conf.get("spark.jars.ivy") or Path.home() / SPARK_IVY_DIR)
     return [ivy_home / "jars" / ivy_jar_name(coordinate) for coordinate in packages.split(",")]
 
 

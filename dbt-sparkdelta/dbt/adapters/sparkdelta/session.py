@@ -185,6 +185,11 @@ def delta_coordinates(version: str | None = None, spark: str | None = None) -> l
     return [f"io.delta:delta-spark_{suffix}:{version}", f"io.delta:delta-storage:{version}"]
 
 
+# Spark 4's Ivy directory under the user's home when `spark.jars.ivy` is not set: its `cache`
+# holds the resolution's descriptors, its `jars` the resolved jars.
+SPARK_IVY_DIR = ".ivy2.5.2"
+
+
 def ivy_jar_name(coordinate: str) -> str:
     """The file name Spark's Ivy gives a resolved `group:artifact:version` in its `jars` folder."""
     organisation, artifact, version = coordinate.split(":")
