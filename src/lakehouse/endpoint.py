@@ -32,6 +32,7 @@ from dbt.adapters.sparkdelta.session import (
     explain_launch_failure,
     is_secret,
     ivy_jar_name,
+    one_resolution_at_a_time,
     spark_conf,
 )
 from lakehouse import processes
@@ -292,7 +293,9 @@ def _resolve_delta_jars(settings: EndpointSettings) -> None:
     for key in ("packages", "repositories", "ivySettings", "ivy"):
         if conf.get(f"spark.jars.{key}"):
             command += ["--conf", f"spark.jars.{key}={conf[f'spark.jars.{key}']}"]
-    with open(settings.log_file, "ab") as log:
+    # The same lock as the adapter's session start: two resolutions into one Ivy cache at
+    # once leave it broken ("impossible to move part file", files of size 0).
+    with one_resolution_at_a_time(), open(settings.log_file, "ab") as log:
         start_offset = log.tell()
         result = subprocess.run(
             [*command, str(lister), str(listed)],

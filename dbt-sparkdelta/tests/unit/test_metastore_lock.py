@@ -68,7 +68,7 @@ def test_a_process_that_is_ending_is_waited_for(tmp_path):
 def test_jvm_starts_take_turns_across_processes():
     """While one process starts its JVM (and resolves the Delta jars into the user's Ivy
     cache), another one's start waits: it cannot take the same lock until the first lets go."""
-    from dbt.adapters.sparkdelta.session import _one_resolution_at_a_time
+    from dbt.adapters.sparkdelta.session import one_resolution_at_a_time
 
     try_lock = (
         "import fcntl, sys\n"
@@ -84,7 +84,7 @@ def test_jvm_starts_take_turns_across_processes():
         assert done.returncode in (0, 3), done
         return done.returncode == 0
 
-    held = _one_resolution_at_a_time()
+    held = one_resolution_at_a_time()
     with held:
         assert not other_process_can_start(held.name)
     assert other_process_can_start(held.name)

@@ -85,7 +85,7 @@ def _locked_by_another_process(lock_file: Path) -> bool:
     return False
 
 
-def _one_resolution_at_a_time():
+def one_resolution_at_a_time():
     """An exclusive lock, per user and machine, held while a JVM starts: spark-submit resolves
     the Delta jars into the user's Ivy cache, which two processes updating it at once can leave
     inconsistent (dbt runs, or test workers, starting together). Released when the JVM is up."""
@@ -508,7 +508,7 @@ def _launch(settings: SessionSettings) -> SparkSession:
     conf = SparkConf(loadDefaults=False).setAll(list(values.items()))
     log_path = settings.launch_log
     start = log_path.stat().st_size if log_path.exists() else 0
-    with _one_resolution_at_a_time(), open(log_path, "ab") as log, _fork_safe_jvm_start():
+    with one_resolution_at_a_time(), open(log_path, "ab") as log, _fork_safe_jvm_start():
         try:
             gateway = launch_gateway(
                 command_line_conf(values), popen_kwargs={"stdout": log, "stderr": log}
