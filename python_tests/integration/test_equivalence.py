@@ -1,7 +1,9 @@
 """Incremental equals full refresh under any change sequence (property-style, seeded).
 
-Random adversarial batches (python_tests/shop_reference.py) land in bronze; the silver and gold
-models are built incrementally with random pauses (several batches between builds). After each
+Random adversarial batches (python_tests/shop_reference.py) land in bronze, and after each one
+another writer rewrites bronze once (plain Delta SQL, in turn: an update in place, a delete, a
+MERGE of updates and inserts, a RESTORE to an earlier version); the silver and gold models are
+built incrementally with random pauses (several batches between builds). After each
 build every compared table must equal an independent recompute in plain Python over the bronze
 rows read through delta-rs, and the quarantine must account for every bad row: per batch and
 table, the bronze rows are the good ones plus the quarantined occurrences. After the last build
@@ -19,7 +21,6 @@ import random
 from collections import Counter
 
 import pytest
-from deltalake import DeltaTable
 
 from python_tests.conftest import RELIABILITY, unique_schema
 from python_tests.integration.conftest import DbtProject
@@ -27,17 +28,41 @@ from python_tests.shop_reference import (
     COLUMNS,
     KEYS,
     AdversarialBatches,
+    comparable,
     expected_tables,
-    order_statuses,
+    read_bronze,
     rejection,
     sorted_rows,
-    utc,
 )
 
 pytestmark = pytest.mark.sequence  # make test-sequences
 
-SELECT = ("--select", *(f"+{model}" for model in COLUMNS))
-BUILD = ("build", *SELECT, "--exclude", "resource_type:test", "resource_type:unit_test")
+
+def build_of(models) -> tuple[str, ...]:
+    """`dbt build` of `models` and everything upstream of them, without tests."""
+    selected = (f"+{model}" for model in models)
+    return (
+        "build",
+        "--select",
+        *selected,
+        "--exclude",
+        "resource_type:test",
+        "resource_type:unit_test",
+    )
+
+
+BUILD = build_of(COLUMNS)
+# Another writer's commits that rewrite bronze rows (one after each batch but the first, in
+# this order); REWRITTEN_VALUES changes values and keeps updated_at, so that only the models'
+# recompute of the touched keys can see it: a line or a payment moves to another order.
+REWRITES = ("update", "delete", "merge", "restore")
+REWRITTEN_VALUES = {
+    "customers": "country_code = 'US', email = upper({t}email)",
+    "orders": "status = 'cancelled'",
+    "order_lines": "order_id = {t}order_id % 8 + 1",
+    "products": "category = 'moved'",
+    "payments": "order_id = {t}order_id % 8 + 1, amount = -{t}amount",
+}
 
 
 def seeds(default: list[int]) -> list[int]:
@@ -47,6 +72,8 @@ def seeds(default: list[int]) -> list[int]:
 
 class Sequence:
     """One seed: an incrementally built project and a fully refreshed one over one bronze."""
+
+    compared = tuple(COLUMNS)  # the tables checked against the recompute (and BUILD builds)
 
     def __init__(self, spark, tmp_path_factory, seed: int, batches: int):
         self.spark, self.seed, self.batches = spark, seed, batches
@@ -60,6 +87,7 @@ class Sequence:
             )  # fmt: skip
 
         self.incremental, self.full_refresh = project("incremental"), project("full")
+        self.rewritten: set[int] = set()
 
     def build_points(self) -> list[int]:
         """The batches after which to build: random pauses, always the last one."""
@@ -70,29 +98,62 @@ class Sequence:
     def load(self, through: int) -> None:
         from lakehouse.shop.bronze import load_batches
 
-        load_batches(self.spark, self.generator, self.incremental.bronze_schema, through)
+        loaded = load_batches(self.spark, self.generator, self.incremental.bronze_schema, through)
+        for batch in sorted(loaded):
+            # once per batch: a RESTORE can take a batch out, and the next load re-append it
+            if batch > 0 and loaded[batch] and batch not in self.rewritten:
+                self.rewrite(after_batch=batch)
+                self.rewritten.add(batch)
+
+    def rewrite(self, after_batch: int) -> None:
+        """One commit of another writer on a bronze table (seeded): the rows of one key
+        updated in place, or deleted (an erasure); a MERGE that updates them and inserts
+        copies under keys no other batch uses; or the table restored to an earlier version."""
+        from lakehouse.shop.generator import bronze_columns
+
+        rng = random.Random(f"rewrite:{self.seed}:{after_batch}")
+        kind = REWRITES[(after_batch - 1) % len(REWRITES)]
+        table = rng.choice(list(KEYS))
+        key, name = KEYS[table], f"`{self.incremental.bronze_schema}`.`{table}`"
+        keys = self.spark.sql(f"select distinct {key} from {name} where {key} is not null")
+        chosen = rng.choice(sorted(row[0] for row in keys.collect()))  # a key bronze holds
+        if kind == "update":
+            values = REWRITTEN_VALUES[table].format(t="")
+            statement = f"update {name} set {values} where {key} = {chosen}"
+        elif kind == "delete":
+            statement = f"delete from {name} where {key} = {chosen}"
+        elif kind == "merge":
+            others = [column for column, _ in bronze_columns(table) if column != key]
+            copies = f"{key} + {100 * after_batch} as {key}, {', '.join(others)}"
+            statement = (
+                f"merge into {name} as t using ("
+                f"select {chosen} as {key}, {', '.join(f'null as {c}' for c in others)} "
+                f"union all select {copies} from {name} where {key} = {chosen}) as s "
+                f"on t.{key} = s.{key} "
+                f"when matched then update set {REWRITTEN_VALUES[table].format(t='t.')} "
+                "when not matched then insert *"
+            )
+        else:
+            current = self.spark.sql(f"describe history {name} limit 1").first().version
+            statement = f"restore table {name} to version as of {rng.randrange(current)}"
+        self.spark.sql(statement)
+        RELIABILITY[f"equivalence bronze rewrites: {kind}"] += 1
 
     def bronze_rows(self) -> dict[str, list[dict]]:
         """The bronze rows as delta-rs reads them (not through Spark)."""
-        rows = {}
-        for table in KEYS:
-            location = self.incremental.rows(
-                f"describe detail `{self.incremental.bronze_schema}`.`{table}`"
-            )[0].location
-            rows[table] = DeltaTable(location.removeprefix("file:")).to_pyarrow_table().to_pylist()
-        return rows
+        return read_bronze(self.spark, self.incremental.bronze_schema)
 
     def table(self, project: DbtProject, name: str) -> list[tuple]:
         rows = project.rows(f"select {COLUMNS[name]} from {project.relation(name)}")
-        return sorted_rows(tuple(utc(v) for v in row) for row in rows)
+        return sorted_rows(comparable(row) for row in rows)
 
     def check(self, after_batch: int, full_refresh: bool) -> None:
         """The incremental tables equal the independent recompute and (`full_refresh`) the
         full-refresh project's, built over the same bronze."""
         where = f"seed {self.seed}, after batch {after_batch}"
         bronze = self.bronze_rows()
-        expected = expected_tables(bronze, order_statuses())
-        for name in COLUMNS:
+        expected = expected_tables(bronze)
+        for name in self.compared:
             incremental = self.table(self.incremental, name)
             if full_refresh:
                 full = self.table(self.full_refresh, name)

@@ -58,9 +58,17 @@ def cases_of(seed: int, batches: int) -> set[str]:
                 found |= {f"NULL {c}" for c in ("status", "ordered_at") if row[c] is None}
             if table == "order_lines" and row["quantity"] == MAX_QUANTITY:
                 found.add("the largest quantity")
-            if table == "order_lines" and str(row["unit_price"]) == MAX_PRICE:
-                found.add("the largest price")
-            parent = {"orders": "customer_id", "order_lines": "order_id"}.get(table)
+            if table in ("order_lines", "products") and str(row["unit_price"]) == MAX_PRICE:
+                found.add(f"the largest price of {table}")
+            if table == "payments" and not bad and row["_op"] != "D" and row["amount"] < 0:
+                found.add("a refund")
+            if bad in (
+                "provider_response is missing or not JSON",
+                "unit_price is missing or negative",
+            ):
+                found.add(bad)
+            parent = {"orders": "customer_id", "order_lines": "order_id", "payments": "order_id"}
+            parent = parent.get(table)
             if (
                 parent
                 and not bad
@@ -105,7 +113,11 @@ def test_the_sequences_cover_every_documented_case():
         "NULL status",
         "NULL ordered_at",
         "the largest quantity",
-        "the largest price",
+        "the largest price of order_lines",
+        "the largest price of products",
+        "a refund",
+        "provider_response is missing or not JSON",
+        "unit_price is missing or negative",
         "a key moving to another parent",
         "a batch that only deletes",
         "a re-sent batch",
