@@ -113,10 +113,14 @@ class Sequence:
 
         rng = random.Random(f"rewrite:{self.seed}:{after_batch}")
         kind = REWRITES[(after_batch - 1) % len(REWRITES)]
-        table = rng.choice(list(KEYS))
-        key, name = KEYS[table], f"`{self.incremental.bronze_schema}`.`{table}`"
-        keys = self.spark.sql(f"select distinct {key} from {name} where {key} is not null")
-        chosen = rng.choice(sorted(row[0] for row in keys.collect()))  # a key bronze holds
+        first = rng.choice(list(KEYS))
+        for table in (first, *(t for t in KEYS if t != first)):  # a RESTORE can empty one
+            key, name = KEYS[table], f"`{self.incremental.bronze_schema}`.`{table}`"
+            held = self.spark.sql(f"select distinct {key} from {name} where {key} is not null")
+            keys = sorted(row[0] for row in held.collect())
+            if keys:
+                break
+        chosen = rng.choice(keys)  # a key bronze holds
         if kind == "update":
             values = REWRITTEN_VALUES[table].format(t="")
             statement = f"update {name} set {values} where {key} = {chosen}"
