@@ -2,9 +2,11 @@
 silver and gold tables from bronze rows, in plain Python (none of the project's SQL).
 
 The batches concentrate on a few keys, so the cases the models' YAML documents happen often:
-a bad newest change (NULL customer_id, status or ordered_at, quantity <= 0, NULL key or
-updated_at, an unknown op), batch ids lower than an earlier batch's, repeated or NULL, keys
-moving between parents, the largest quantities and prices of the bronze types,
+a bad newest change (NULL customer_id, status or ordered_at, quantity <= 0, a product's price
+missing or negative, a payment's order or amount NULL or its provider response not JSON, NULL
+key or updated_at, an unknown op), batch ids lower than an earlier batch's, repeated or NULL,
+keys moving between parents (lines and payments between orders), refunds, the largest
+quantities and prices of the bronze types,
 late changes older than the state already merged, ties on updated_at inside a batch, deletes
 followed by re-inserts in one batch and across batches, deletes of keys never seen, updates of
 keys whose insert was quarantined, re-sent batches and batches that only delete.
