@@ -1,3 +1,15 @@
+{#-
+  One row per live order. order_date is a generated column: Delta computes it from ordered_at
+  on every write (any writer's), so it cannot disagree with ordered_at.
+-#}
+{{
+    config(
+        generated_columns={
+            'order_date': {'expression': 'cast(ordered_at as date)', 'data_type': 'date'},
+        },
+    )
+}}
+
 with
 
 orders as (
@@ -51,7 +63,6 @@ final as (
 
         -- timestamps
         orders.ordered_at,
-        cast(orders.ordered_at as date) as order_date,
         -- the customer's wall-clock time, a TIMESTAMP_NTZ: the same value in any session zone
         convert_timezone(
             countries.time_zone, cast(orders.ordered_at as timestamp_ntz)

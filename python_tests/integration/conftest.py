@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from dbt.cli.main import dbtRunnerResult
+from deltalake import DeltaTable
 
 from lakehouse.dbt_runner import DbtFailed, DbtRunner, environment
 from lakehouse.shop.bronze import load_batches
@@ -109,6 +110,49 @@ class DbtProject:
         as_of = "" if version is None else f" version as of {version}"
         sql = f"select count(*) as n from {self.relation(name)}{as_of} where {where}"
         return self.rows(sql)[0].n
+
+
+def column_metadata(spark, table: str) -> dict[str, dict]:
+    """Each column's metadata in the table's current schema (`table`: its SQL name), read by
+    delta-rs from the log (where Delta keeps identity and generation expressions)."""
+    location = spark.sql(f"describe detail {table}").collect()[0].location
+    schema = json.loads(DeltaTable(location.removeprefix("file:")).schema().to_json())
+    return {column["name"]: column["metadata"] for column in schema["fields"]}
+
+
+def assert_delta_computes_the_shop_s_keys(
+    spark, table: Callable[[str], str], rebuilt: bool
+) -> None:
+    """dim_products.product_sk is an identity column and fct_orders.order_date a generated
+    column, in the tables' protocol and schema, with the values Delta gave them (`table`: a
+    model's SQL name); `rebuilt` (a change batch built after the first): a product kept its key
+    from the first build (dim_products is an incremental MERGE; the batches reprice in place)."""
+    product_sk = column_metadata(spark, table("dim_products"))["product_sk"]
+    assert product_sk["delta.identity.allowExplicitInsert"] is False, product_sk  # ALWAYS
+    order_date = column_metadata(spark, table("fct_orders"))["order_date"]
+    assert order_date["delta.generationExpression"] == "cast(ordered_at as date)", order_date
+    for name, feature in (("dim_products", "identityColumns"), ("fct_orders", "generatedColumns")):
+        [detail] = spark.sql(f"describe detail {table(name)}").collect()
+        assert feature in detail.tableFeatures, (name, detail.tableFeatures)
+    [wrong] = spark.sql(
+        f"select count(*) as n from {table('fct_orders')} "
+        "where order_date is distinct from cast(ordered_at as date)"
+    ).collect()
+    assert wrong.n == 0, f"{wrong.n} orders whose order_date is not their ordered_at's date"
+
+    history = spark.sql(f"describe history {table('dim_products')}").collect()
+    merges = [r.version for r in history if r.operation == "MERGE"]
+    select = f"select product_id, product_sk, unit_price from {table('dim_products')}"
+    now = {r.product_id: r for r in spark.sql(select).collect()}
+    assert now and len({r.product_sk for r in now.values()}) == len(now), "keys not unique"
+    if not rebuilt:
+        return
+    assert merges, "the change batch's build merged nothing into dim_products"
+    first_build = spark.sql(f"{select} version as of {min(merges) - 1}").collect()
+    before = {r.product_id: r for r in first_build}
+    assert before.keys() == now.keys()  # the change batches reprice; none adds or deletes
+    assert {p: r.product_sk for p, r in now.items()} == {p: r.product_sk for p, r in before.items()}
+    assert any(now[p].unit_price != before[p].unit_price for p in now), "nothing repriced"
 
 
 @pytest.fixture(scope="class")

@@ -75,8 +75,8 @@ NEW_MODEL = "models/marts/fct_order_sizes.sql"
 
 
 # A syntax error in the edited model: one parenthesis too many on one line of fct_orders.
-SYNTAX_BEFORE = "cast(orders.ordered_at as date) as order_date,"
-SYNTAX_AFTER = "cast(orders.ordered_at as date)) as order_date,"
+SYNTAX_BEFORE = "coalesce(order_totals.order_amount, 0) as order_amount,"
+SYNTAX_AFTER = "coalesce(order_totals.order_amount, 0)) as order_amount,"
 
 
 def check_syntax_error_is_reported_at_the_edited_line(project: Path, dev: str, capsys) -> None:

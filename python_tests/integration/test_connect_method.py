@@ -19,6 +19,7 @@ from python_tests.integration.conftest import (
     SCRATCH_PROJECT_YML,
     DbtProject,
     ScratchProject,
+    assert_delta_computes_the_shop_s_keys,
     overlapping_python_models,
 )
 
@@ -166,6 +167,7 @@ class TestPipelineOnConnect:
         for name in ("fct_orders", "fct_customer_revenue", "fct_daily_revenue"):
             assert project.count(name) > 0, name
             assert project.detail(name).format == "delta"
+        assert_delta_computes_the_shop_s_keys(connect_session, project.relation, rebuilt=False)
         # The Python model ran on the dbt connection's own Connect session: its commit carries
         # the node's provenance, set on that session by the adapter's model hook.
         [commit] = project.history("fct_customer_revenue")[:1]

@@ -18,7 +18,7 @@ from lakehouse import endpoint
 from lakehouse.dbt_runner import environment
 from lakehouse.processes import ProcessError
 from python_tests.conftest import free_port, unique_schema
-from python_tests.integration.conftest import DbtProject
+from python_tests.integration.conftest import DbtProject, assert_delta_computes_the_shop_s_keys
 
 pytestmark = pytest.mark.endpoint
 
@@ -66,6 +66,9 @@ class TestBuildThroughThrift:
         assert detail.format == "delta"
         assert detail.properties["lakehouse.layer"] == "gold"
         assert project.count("fct_customer_revenue") > 0
+
+    def test_delta_computes_the_shop_s_keys_through_thrift(self, project):
+        assert_delta_computes_the_shop_s_keys(project.spark, project.relation, rebuilt=False)
 
 
 class TestOptimize:

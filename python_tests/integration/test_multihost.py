@@ -40,6 +40,7 @@ from lakehouse import cluster, metastore
 from python_tests import directory, hosts
 from python_tests.conftest import PROJECT_DIR, seed_row_count
 from python_tests.directory import PEOPLE, start_directory
+from python_tests.integration.conftest import assert_delta_computes_the_shop_s_keys
 from python_tests.integration.test_cluster import (
     BRONZE,
     DELTA_JAR,
@@ -581,3 +582,6 @@ def test_the_client_builds_the_project_on_the_cluster_across_hosts(
         assert counted[name] == len(rows["cluster"]), f"{name}: the reader's count by name"
         print(f"  {name}: {len(rows['cluster'])} rows = embedded build")
     assert_tables_match_the_reference(delta_spark, warehouse)
+    assert_delta_computes_the_shop_s_keys(
+        delta_spark, lambda name: f"delta.`{table_path(warehouse, SCHEMA, name)}`", rebuilt=True
+    )

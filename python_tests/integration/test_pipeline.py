@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from python_tests.integration.conftest import OPTIMIZED_BATCHES, SHOP_BATCHES
+from python_tests.integration.conftest import (
+    OPTIMIZED_BATCHES,
+    SHOP_BATCHES,
+    assert_delta_computes_the_shop_s_keys,
+)
 from python_tests.shop_reference import (
     COLUMNS,
     comparable,
@@ -56,6 +60,11 @@ class TestBatchByBatch:
             "and is_deleted"
         )[0].n
         assert tombstones > 0
+
+
+def test_delta_computes_the_keys_and_a_product_keeps_its_key(shop):
+    """product_sk an identity column, order_date a generated one, over two builds."""
+    assert_delta_computes_the_shop_s_keys(shop.project.spark, shop.project.relation, rebuilt=True)
 
 
 SILVER_CLUSTERING = {
