@@ -35,7 +35,10 @@ NEXT_LINE = "        order_statuses.is_final as is_status_final,"
 
 
 def rendered(source: str, relation=lambda name: f"`lakehouse`.`{name}`") -> str:
-    """The model compiled as dbt does: each ref() rendered in place."""
+    """The model compiled as dbt does: its `{#- -#}` comment gone with the whitespace after it,
+    its config() call rendered empty, each ref() rendered in place."""
+    source = re.sub(r"\{#-.*?-#\}\s*", "", source, flags=re.DOTALL)
+    source = re.sub(r"\{\{\s*config\(.*?\)\s*\}\}", "", source, flags=re.DOTALL)
     return re.sub(r"\{\{ ref\('(\w+)'\) \}\}", lambda m: relation(m.group(1)), source)
 
 
@@ -239,16 +242,19 @@ def test_a_unit_tests_own_error_names_the_unit_test_and_its_model():
 
 
 def test_a_models_jinja_error_is_at_its_template_line():
+    template_line = "    select * from {{ ref('int_orders_deduplicated') }}"
+    line = SOURCE.splitlines().index(template_line) + 1
     message = dbt_error(
         f"Compilation Error in model fct_orders ({MODEL_PATH})",
-        "expected token 'end of print statement', got 'x'\n  line 4\n    {{ ref('a') x }}",
+        f"expected token 'end of print statement', got 'x'\n  line {line}\n"
+        "    {{ ref('a') x }}",
     )
     failure = Failure("model", "fct_orders", MODEL_PATH, message, SourceFile(MODEL_PATH, SOURCE))
     said = located(failure)
-    assert said.startswith(f"{MODEL_PATH} line 4: expected token 'end of print statement'"), said
-    assert "4 |     select * from {{ ref('int_orders_deduplicated') }}" in said
+    assert said.startswith(f"{MODEL_PATH} line {line}: expected token 'end of print"), said
+    assert f"{line} | {template_line}" in said
     # the same when the whole project does not parse (the invocation's own error)
-    assert located_error(message).startswith(f"{MODEL_PATH} line 4: expected token")
+    assert located_error(message).startswith(f"{MODEL_PATH} line {line}: expected token")
 
 
 def test_an_error_without_a_position_names_the_node_and_its_file():
