@@ -38,7 +38,7 @@ run: $(INSTALLED)
 
 # What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
 NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
-	and not metastore and not multihost and not distribution
+	and not metastore and not multihost and not distribution and not docs_site
 # Two pytest processes (pytest-xdist), each with its own Spark session; the tests that share a
 # build or a project stay in one (python_tests/conftest.py, worker_group). TEST_WORKERS=0: one.
 TEST_WORKERS ?= 2
