@@ -6,7 +6,7 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-adapter-remote test-reliability \
 	test-cluster test-multihost test-auth test-metastore test-threads test-ops lint fix clean interop bench \
-	bench-smoke bench-analyst \
+	bench-smoke bench-analyst test-docs \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
 	metastore-start metastore-stop metastore-status
 
@@ -38,7 +38,7 @@ run: $(INSTALLED)
 
 # What `make test` leaves to targets of their own (each run by .ci/run or named in the README).
 NOT_IN_TEST := not slow and not sequence and not cluster and not auth and not connect \
-	and not metastore and not multihost and not distribution
+	and not metastore and not multihost and not distribution and not docs_site
 # Two pytest processes (pytest-xdist), each with its own Spark session; the tests that share a
 # build or a project stay in one (python_tests/conftest.py, worker_group). TEST_WORKERS=0: one.
 TEST_WORKERS ?= 2
@@ -105,6 +105,25 @@ test-metastore: $(INSTALLED)
 ## and a copied `lakehouse` home refused (the first run's quiet output: test-multihost).
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution python_tests/integration/test_cli.py
+
+## The dbt docs site: `dbt docs generate` after a build (the catalog from the tables), served on
+## loopback and opened in headless Chromium: fct_orders' page shows its YAML's description and
+## columns with the tables' types, its lineage graph and the project's draw their nodes, every
+## model and column described. Screenshots in DOCS_SITE_OUT (pytest's --basetemp, emptied at
+## each run). Installs Debian's chromium when /usr/bin/chromium is missing, and playwright-core
+## (pinned by python_tests/docs_site/package-lock.json) with `npm ci` when the lock changed.
+DOCS_SITE := python_tests/docs_site
+DOCS_SITE_OUT ?= /tmp/lakehouse-test-docs
+
+$(DOCS_SITE)/node_modules/.installed: $(DOCS_SITE)/package.json $(DOCS_SITE)/package-lock.json
+	cd $(DOCS_SITE) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+test-docs: $(INSTALLED) $(DOCS_SITE)/node_modules/.installed
+	@test -x /usr/bin/chromium || { echo "installing Debian's chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends chromium >/dev/null; }
+	$(BIN)/python -m pytest -rA -m docs_site --basetemp=$(DOCS_SITE_OUT) $(DOCS_SITE)
 
 ## delta_ops' integration tests, from their folder on its own profile (state under its target/):
 ## one `dbt build` (the time-travel macros' models compared with seeds of expected rows), every
