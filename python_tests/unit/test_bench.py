@@ -338,3 +338,18 @@ def test_the_analyst_report_judges_each_target_on_the_typed_commands():
     assert "| lakehouse dev clone | 12.0 |" in page and "wrote 0 B of data files" in page
     assert "on the key counting the rows on one side only and the differing ones: 1.0 s" in page
     assert "(the diff's queries 1.50x of it)" in page
+
+
+def test_two_stacks_side_by_side_at_the_scales_both_ran():
+    old = _results(order_lines=(100_000, 1_000_000))
+    new = _results(order_lines=(1_000_000, 5_000_000), full=(15.0,) * 3)
+    old["machine"]["versions"] = {"pyspark": "4.0.1", "delta-spark": "4.0.1", "dbt-core": "1.11.16"}
+    new["machine"]["versions"] = {"pyspark": "4.1.4", "delta-spark": "4.4.0", "dbt-core": "1.12.0"}
+    table = report.render_stack_comparison(old, new)
+    assert table.startswith("old: pyspark 4.0.1, delta-spark 4.0.1, dbt-core 1.11.16 (")
+    rows = [line for line in table.splitlines() if line.startswith("| 1. ")]
+    assert [row.split(" | ")[1] for row in rows] == ["1,000,000", "1,000,000"]  # both ran it
+    # the full refresh (baseline) 10 s on the old stack, 15 s on the new: 1.50
+    assert rows[0].endswith("| 10.00 | 15.00 | 1.50 |"), rows[0]
+    assert "| 0.50 | 0.50 | 1.00 |" in rows[0]  # the localised incremental run unchanged
+    assert not any("4. selective" in line for line in table.splitlines())  # files, not times

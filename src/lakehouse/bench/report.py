@@ -296,6 +296,44 @@ def render_table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def _versions(results: dict) -> str:
+    versions = results["machine"]["versions"]
+    return ", ".join(f"{name} {versions[name]}" for name in ("pyspark", "delta-spark", "dbt-core"))
+
+
+def render_stack_comparison(old: dict, new: dict) -> str:
+    """Two runs of the benchmark on two stacks, side by side: per timed scenario, change
+    distribution and scale both hold, each side's median time on both stacks and new/old, so
+    that a regression of the model (measured) and of the engine's floor (baseline) shows."""
+    old_scales = {s["order_lines"]: s for s in old["scales"]}
+    new_scales = {s["order_lines"]: s for s in new["scales"]}
+    lines = [
+        f"old: {_versions(old)} ({old['finished_at']}); new: {_versions(new)} "
+        f"({new['finished_at']}).",
+        "",
+        "| scenario | order lines | measured: old s | new s | new/old | baseline: old s | new s "
+        "| new/old |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for scenario in SCENARIOS:
+        for distribution in scenario.distributions or (None,):
+            label = f", {DISTRIBUTION_LABELS[distribution]}" if distribution else ""
+            for order_lines in sorted(old_scales.keys() & new_scales.keys()):
+                before = scenario_entry(old_scales[order_lines], scenario.key, distribution)
+                after = scenario_entry(new_scales[order_lines], scenario.key, distribution)
+                if not before or not after:
+                    continue
+                cells = []
+                for side in ("measured", "baseline"):
+                    was, now = before[side]["median"], after[side]["median"]
+                    cells.append(f"{was:.2f} | {now:.2f} | {now / was:.2f}")
+                lines.append(
+                    f"| {scenario.title}: {scenario.measured} vs {scenario.baseline}{label} "
+                    f"| {order_lines:,} | {' | '.join(cells)} |"
+                )
+    return "\n".join(lines)
+
+
 def render_no_change(results: dict) -> str:
     """Per scale and incremental model: the run with no upstream change (empty when the
     results have none)."""
