@@ -126,7 +126,8 @@ def assert_delta_computes_the_shop_s_keys(
     """dim_products.product_sk is an identity column and fct_orders.order_date a generated
     column, in the tables' protocol and schema, with the values Delta gave them (`table`: a
     model's SQL name); `rebuilt` (a change batch built after the first): a product kept its key
-    from the first build (dim_products is an incremental MERGE; the batches reprice in place)."""
+    from the first build (dim_products is an incremental MERGE; the batches reprice in place),
+    and fct_orders was rebuilt in one commit, never empty."""
     product_sk = column_metadata(spark, table("dim_products"))["product_sk"]
     assert product_sk["delta.identity.allowExplicitInsert"] is False, product_sk  # ALWAYS
     order_date = column_metadata(spark, table("fct_orders"))["order_date"]
@@ -153,6 +154,17 @@ def assert_delta_computes_the_shop_s_keys(
     assert before.keys() == now.keys()  # the change batches reprice; none adds or deletes
     assert {p: r.product_sk for p, r in now.items()} == {p: r.product_sk for p, r in before.items()}
     assert any(now[p].unit_price != before[p].unit_price for p in now), "nothing repriced"
+    # fct_orders, a table model, rebuilt with the same definition: one INSERT OVERWRITE, so no
+    # version after its first build's INSERT (version 1) is empty
+    orders = spark.sql(f"describe history {table('fct_orders')}").collect()
+    assert orders[0].operationParameters["mode"] == "Overwrite", orders[0]
+    count = "select count(*) as n from {} version as of {}"
+    empty = [
+        commit.version
+        for commit in orders[:-1]  # version 0, the CREATE, holds no row yet
+        if spark.sql(count.format(table("fct_orders"), commit.version)).collect()[0].n == 0
+    ]
+    assert empty == [], f"fct_orders was empty at versions {empty}"
 
 
 @pytest.fixture(scope="class")

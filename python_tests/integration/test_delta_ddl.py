@@ -349,8 +349,9 @@ COMPUTED = (
 
 
 class TestIdentityAndGeneratedColumns:
-    """Delta computes them: created by Delta's table builder (Spark 4.0.1 refuses them in SQL
-    DDL), filled by an INSERT of the model's own columns."""
+    """Delta computes them: the table created by SQL DDL with its column list (a CTAS cannot
+    carry them), filled by an INSERT of the model's own columns; rebuilt by an INSERT OVERWRITE
+    while its definition is the model's."""
 
     def rows(self, p, name: str) -> list[tuple]:
         return [
@@ -403,10 +404,18 @@ class TestIdentityAndGeneratedColumns:
         assert metadata["order_sk"]["delta.identity.allowExplicitInsert"] is False
         assert metadata["order_date"]["delta.generationExpression"] == "cast(ordered_at as date)"
 
+        built = p.history("orders_keyed")[0].version
         p.dbt("run", "-s", *names)
-        # a rebuilt table numbers its rows afresh; an incremental model keeps its keys and
-        # Delta numbers the new rows after them
+        # a rebuilt table whose definition is the model's: one INSERT OVERWRITE, so no version
+        # is empty; Delta numbers its rows after the keys it gave before
+        [rebuild] = [c for c in p.history("orders_keyed") if c.version > built]
+        assert rebuild.operationParameters["mode"] == "Overwrite", rebuild
+        keys = [row[0] for row in self.rows(p, "orders_keyed")]
+        assert len(set(keys)) == 2 and min(keys) > 2, keys
+        # --full-refresh re-creates it (CREATE OR REPLACE, then the INSERT): keys from 1
+        p.dbt("run", "-s", "orders_keyed", "--full-refresh")
         assert self.rows(p, "orders_keyed")[0][0] == 1
+        # an incremental model keeps its keys and Delta numbers the new rows after them
         assert self.rows(p, "orders_merged") == [
             (1, 10, date(2026, 3, 1)),
             (2, 11, date(2026, 3, 2)),
@@ -432,18 +441,23 @@ class TestIdentityAndGeneratedColumns:
             )
         assert p.count("orders_checked") == 2
 
-        # a rebuild whose rows Delta refuses: the builder had replaced the table, the failed
-        # INSERT puts it back (RESTORE), so readers keep the rows they had
+        # a rebuild whose rows Delta refuses: as one INSERT OVERWRITE (the same definition) it
+        # commits nothing; after a CREATE OR REPLACE (another definition: a new property) the
+        # failed INSERT puts the table back (RESTORE); either way readers keep their rows
         wrong = ORDERS.replace("select *", "select *, date'2020-01-01' as order_date")
-        p.model("orders_checked", model_sql(f"materialized='table', {COMPUTED}", wrong))
-        result = p.dbt("run", "-s", "orders_checked", expect_success=False)
-        said = str(result.result[0].message)
-        assert "orders_checked" in said and "Generated Column (order_date" in said, said
-        assert self.rows(p, "orders_checked") == [
-            (1, 10, date(2026, 3, 1)),
-            (2, 11, date(2026, 3, 2)),
-        ]
-        assert p.history("orders_checked")[0].operation == "RESTORE"
+        kept = [(1, 10, date(2026, 3, 1)), (2, 11, date(2026, 3, 2))]
+        version = p.history("orders_checked")[0].version
+        for config, last in (
+            (COMPUTED, "WRITE"),
+            (f"{COMPUTED}, tblproperties={{'delta.appendOnly': 'false'}}", "RESTORE"),
+        ):
+            p.model("orders_checked", model_sql(f"materialized='table', {config}", wrong))
+            result = p.dbt("run", "-s", "orders_checked", expect_success=False)
+            said = str(result.result[0].message)
+            assert "orders_checked" in said and "Generated Column (order_date" in said, said
+            assert self.rows(p, "orders_checked") == kept
+            assert p.history("orders_checked")[0].operation == last
+        assert p.history("orders_checked")[2].version == version  # the overwrite added none
 
         # a new table whose first INSERT fails is not left behind empty
         p.model("orders_never", model_sql(f"materialized='table', {COMPUTED}", wrong))

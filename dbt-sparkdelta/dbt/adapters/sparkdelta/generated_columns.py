@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 
+# The table property holding the digest of the definition (column list, layout, properties) a
+# model with computed columns was created with: a rebuild with the same one is an INSERT
+# OVERWRITE (one commit), another one re-creates the table.
+DEFINITION_PROPERTY = "sparkdelta.definition"
+
+
 class GeneratedColumnsError(ValueError):
     """A model's identity_columns / generated_columns config that cannot be honoured."""
 

@@ -329,16 +329,26 @@ class SparkDeltaAdapter(SparkAdapter):
 
     @available
     def create_table_with_computed_columns(
-        self, model_id: str, relation: Any, create_sql: str, insert_sql: str
+        self,
+        model_id: str,
+        relation: Any,
+        create_sql: str,
+        insert_sql: str,
+        overwrite_sql: str | None = None,
+        definition: str | None = None,
     ) -> str:
-        """Run `create_sql`, the CREATE OR REPLACE TABLE of a model with identity / generated
-        columns (a CTAS cannot carry them), and return `insert_sql`, the statement that fills
-        it. They are two commits: should the INSERT fail, the table goes back to the version it
-        had before (or, new, is dropped) so that readers never keep an empty table (see
-        `execute`)."""
+        """The statement that builds a model with identity / generated columns (a CTAS cannot
+        carry them). When the table exists and its `sparkdelta.definition` property is
+        `definition` (the digest of the model's column list, layout and properties), that is
+        `overwrite_sql`, its INSERT OVERWRITE: one commit. Otherwise this runs `create_sql`, the
+        CREATE OR REPLACE TABLE, and returns `insert_sql`, the INSERT that fills it: two
+        commits; should the INSERT fail, the table goes back to the version it had before (or,
+        new, is dropped) so that readers never keep an empty table (see `execute`)."""
         table = f"`{relation.schema}`.`{relation.identifier}`"
         previous = None
         if self.get_relation(relation.database, relation.schema, relation.identifier):
+            if overwrite_sql and definition and self._definition(table) == definition:
+                return overwrite_sql
             _, history = self.execute(f"describe history {table} limit 1", fetch=True)
             previous = history.rows[0]["version"]
         try:
@@ -349,6 +359,12 @@ class SparkDeltaAdapter(SparkAdapter):
             raise
         self._undo_if_fails[insert_sql.strip()] = (table, previous)
         return insert_sql
+
+    def _definition(self, table: str) -> str | None:
+        """The table's `sparkdelta.definition` property (None if it has none)."""
+        _, properties = self.execute(f"show tblproperties {table}", fetch=True)
+        values = {row[0]: row[1] for row in properties.rows}
+        return values.get(generated_columns.DEFINITION_PROPERTY)
 
     def execute(
         self, sql: str, auto_begin: bool = False, fetch: bool = False, limit: int | None = None
