@@ -258,6 +258,18 @@ def _ratio(summary: dict) -> str:
     return f"{summary['median']:.3f} ({summary['min']:.3f}–{summary['max']:.3f})"
 
 
+def _timed_scenarios():
+    """Each timed scenario once per change distribution, with its title in the tables."""
+    for scenario in SCENARIOS:
+        for distribution in scenario.distributions or (None,):
+            label = f", {DISTRIBUTION_LABELS[distribution]}" if distribution else ""
+            yield (
+                scenario,
+                distribution,
+                f"{scenario.title}: {scenario.measured} vs {scenario.baseline}{label}",
+            )
+
+
 def render_table(results: dict) -> str:
     """The Markdown table of every timed scenario at every scale (scenarios 1 and 2 once per
     change distribution), then the selective query's files."""
@@ -267,19 +279,16 @@ def render_table(results: dict) -> str:
         "(min–max) | ratio: median (min–max) | n |",
         "|---|---:|---|---|---|---:|",
     ]
-    for scenario in SCENARIOS:
-        for distribution in scenario.distributions or (None,):
-            label = f", {DISTRIBUTION_LABELS[distribution]}" if distribution else ""
-            for scale in scales:
-                entry = scenario_entry(scale, scenario.key, distribution)
-                if not entry:
-                    continue
-                lines.append(
-                    f"| {scenario.title}: {scenario.measured} vs {scenario.baseline}{label} "
-                    f"| {scale['order_lines']:,} | {_seconds(entry['measured'])} "
-                    f"| {_seconds(entry['baseline'])} | {_ratio(entry['ratio'])} "
-                    f"| {entry['ratio']['n']} |"
-                )
+    for scenario, distribution, title in _timed_scenarios():
+        for scale in scales:
+            entry = scenario_entry(scale, scenario.key, distribution)
+            if not entry:
+                continue
+            lines.append(
+                f"| {title} | {scale['order_lines']:,} | {_seconds(entry['measured'])} "
+                f"| {_seconds(entry['baseline'])} | {_ratio(entry['ratio'])} "
+                f"| {entry['ratio']['n']} |"
+            )
     for scale in scales:
         query = scale["scenarios"].get("clustered_query")
         if not query:
@@ -315,22 +324,17 @@ def render_stack_comparison(old: dict, new: dict) -> str:
         "| new/old |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for scenario in SCENARIOS:
-        for distribution in scenario.distributions or (None,):
-            label = f", {DISTRIBUTION_LABELS[distribution]}" if distribution else ""
-            for order_lines in sorted(old_scales.keys() & new_scales.keys()):
-                before = scenario_entry(old_scales[order_lines], scenario.key, distribution)
-                after = scenario_entry(new_scales[order_lines], scenario.key, distribution)
-                if not before or not after:
-                    continue
-                cells = []
-                for side in ("measured", "baseline"):
-                    was, now = before[side]["median"], after[side]["median"]
-                    cells.append(f"{was:.2f} | {now:.2f} | {now / was:.2f}")
-                lines.append(
-                    f"| {scenario.title}: {scenario.measured} vs {scenario.baseline}{label} "
-                    f"| {order_lines:,} | {' | '.join(cells)} |"
-                )
+    for scenario, distribution, title in _timed_scenarios():
+        for order_lines in sorted(old_scales.keys() & new_scales.keys()):
+            before = scenario_entry(old_scales[order_lines], scenario.key, distribution)
+            after = scenario_entry(new_scales[order_lines], scenario.key, distribution)
+            if not before or not after:
+                continue
+            cells = []
+            for side in ("measured", "baseline"):
+                was, now = before[side]["median"], after[side]["median"]
+                cells.append(f"{was:.2f} | {now:.2f} | {now / was:.2f}")
+            lines.append(f"| {title} | {order_lines:,} | {' | '.join(cells)} |")
     return "\n".join(lines)
 
 
