@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-
 # The table property holding the digest of the definition (column list, layout, properties) a
 # model with computed columns was created with: a rebuild with the same one is an INSERT
 # OVERWRITE (one commit), another one re-creates the table.
