@@ -63,3 +63,12 @@ class TestIdentityAndGeneratedColumnsInSql:
         )
         assert {key: after[key] for key in keyed} == keyed  # merged rows keep their keys
         assert after[3] > max(keyed.values())  # a new row is numbered after them
+
+        # the table model rebuilt with its definition unchanged: one INSERT OVERWRITE commit
+        versions = project.run_sql(f"describe history {schema}.orders_computed", fetch="all")
+        run_dbt(["run", "-s", "orders_computed"])
+        history = project.run_sql(f"describe history {schema}.orders_computed", fetch="all")
+        assert len(history) == len(versions) + 1, history
+        assert "Overwrite" in str(history[0]), history[0]  # its operationParameters' mode
+        rows = project.run_sql(f"select count(*) from {schema}.orders_computed", fetch="one")
+        assert rows[0] == 3  # the seed's three rows, none kept twice
