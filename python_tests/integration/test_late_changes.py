@@ -13,6 +13,7 @@ The specific outcomes are checked on the rows and on the Delta history.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -303,18 +304,27 @@ def test_an_erased_customer_leaves_silver_and_gold(late):
     assert sorted(r.order_id for r in removed) == [1099, 1100]
 
 
-LINES_OF_2 = "order_id in (1099, 1100)"
-ERASED = [  # where the erased customer 2 was: bronze (by table name) and models
-    ({"pattern": "customers"}, "customer_id = 2"),
-    ({"pattern": "orders"}, "customer_id = 2"),
-    ({"pattern": "order_lines"}, LINES_OF_2),
-    (
-        {"models": ["int_customers_deduplicated", "snap_customers", "dim_customers"]},
-        "customer_id = 2",
-    ),
-    ({"models": ["int_orders_deduplicated", "fct_orders"]}, LINES_OF_2),
-    ({"models": ["int_order_lines_deduplicated", "fct_order_lines"]}, LINES_OF_2),
-]
+# The erased customer 2 and its orders (erasure_subjects.customer in dbt_project.yml)
+SUBJECT = {"customer_id": {2}, "order_id": {1099, 1100}}
+
+
+def subject_rows_in_files(spark, schema: str) -> dict[str, int]:
+    """Rows of the subject in every parquet file (data and change data) under each Delta
+    table of the schema, read with pyarrow, not through the Delta log or the project."""
+    found = {}
+    for table in spark.catalog.listTables(schema):
+        if table.isTemporary or table.tableType == "VIEW":
+            continue
+        location = spark.sql(f"describe detail `{schema}`.`{table.name}`").first().location
+        for file in Path(location.removeprefix("file:")).rglob("*.parquet"):
+            if "_delta_log" in file.parts:
+                continue
+            columns = pq.read_table(file)
+            for key, values in SUBJECT.items():
+                if key in columns.column_names:
+                    held = sum(value in values for value in columns.column(key).to_pylist())
+                    found[table.name] = found.get(table.name, 0) + held
+    return found
 
 
 def test_erase_leaves_no_file_that_holds_the_subject(late):
@@ -328,37 +338,53 @@ def test_erase_leaves_no_file_that_holds_the_subject(late):
     assert "does not apply to 1 of 2 tables, so nothing was deleted" in refused.error
     assert "fct_daily_revenue" in refused.error
     assert late.incremental.history("fct_orders")[0].version == before
-    # the dry run, on a table that still holds the subject, counts its rows and touches nothing
-    snapshot_version = late.incremental.history("snap_customers")[0].version
-    dry = late.erase("customer_id = 2", models=["snap_customers"], dry_run=True)
-    assert f"would delete {kept} rows" in dry.log and dry.success, dry.said
-    assert late.incremental.history("snap_customers")[0].version == snapshot_version
-    assert late.incremental.count("snap_customers", "customer_id = 2") == kept
-
+    # a table that identifies customers without a declared key is refused before any delete
     bronze = late.incremental.bronze_schema
-    for selection, where in ERASED:
-        chosen = {"schema": bronze, **selection} if "pattern" in selection else selection
-        erased = late.erase(where, vacuum=True, retain_hours=0, **chosen)
-        assert erased.success, erased.said
-        assert "vacuum deleted" in erased.log, erased.said
-    # no data file or change data file left under any of those tables holds the subject
-    checked = 0
-    for selection, where in ERASED:
-        key, values = ("customer_id", {2}) if "customer_id" in where else ("order_id", {1099, 1100})
-        relations = (
-            [f"`{bronze}`.`{selection['pattern']}`"]
-            if "pattern" in selection
-            else [late.incremental.relation(m) for m in selection["models"]]
-        )
-        for relation in relations:
-            location = late.incremental.rows(f"describe detail {relation}")[0].location
-            for file in Path(location.removeprefix("file:")).rglob("*.parquet"):
-                if "_delta_log" in file.parts:
-                    continue
-                column = pq.read_table(file).column(key).to_pylist()
-                assert not values & set(column), f"{relation}: {file} still holds {key} {values}"
-                checked += 1
-    assert checked > 0
+    late.sql("create table {bronze}.`crm_contacts` using delta as select 'a@x.nl' as email")
+    unkeyed = late.incremental.run_operation(
+        "erase_subject", {"subject": "customer", "value": 2, "schema": bronze}
+    )
+    late.spark.sql(f"drop table `{bronze}`.`crm_contacts`")
+    assert not unkeyed.success
+    assert "crm_contacts (email) identify the subject without customer_id or order_id" in (
+        unkeyed.error
+    ), unkeyed.said
+    # the dry run follows customer 2 to its orders in every table of the project, bronze's
+    # deleted rows included, counts the rows still visible and touches nothing
+    snapshot_version = late.incremental.history("snap_customers")[0].version
+    erasing = {"subject": "customer", "value": 2}
+    dry = late.incremental.run_operation("erase_subject", erasing)
+    assert dry.success, dry.said
+    assert "the subject is customer_id 2; order_id 1099, 1100" in dry.log, dry.said
+    would_delete = rf"snap_customers +dry run +[0-9.]+ +would delete {kept} rows"
+    assert re.search(would_delete, dry.log), dry.said
+    assert late.incremental.history("snap_customers")[0].version == snapshot_version
+    # bronze's orders and lines were deleted upstream: the files still hold them, and say so
+    assert subject_rows_in_files(late.spark, bronze)["orders"] > 0
+    assert re.search(
+        r"bronze_\w+\.orders +ok +[0-9.]+ +rows visible 0, in current files \d+, "
+        r"in files kept for time travel [1-9]",
+        dry.log,
+    ), dry.said
+
+    erased = late.incremental.run_operation("erase_subject", erasing | {
+        "dry_run": False, "vacuum": True, "retain_hours": 0,
+        "unsafe_allow_short_retention": True,
+    })  # fmt: skip
+    assert erased.success, erased.said
+    assert f"deleted {kept} rows at version" in erased.log, erased.said
+    assert "erase_subject customer verify: 1 of" in erased.log, erased.said
+    # no data file or change data file of any table of the project holds the subject now
+    for schema, tables in (
+        (bronze, {"customers", "orders", "order_lines"}),
+        (late.incremental.schema, {"snap_customers", "fct_orders"}),
+    ):
+        found = subject_rows_in_files(late.spark, schema)
+        assert tables <= set(found) and not any(found.values()), f"{schema}: {found}"
+    assert late.incremental.count("snap_customers", "customer_id = 2") == 0
+    # and the operation's own verification, alone, says the same
+    verified = late.incremental.run_operation("erase_subject", erasing | {"verify": True})
+    assert verified.success, verified.said
     # time travel to the version before the erasure's DELETE finds its files gone
     orders = f"`{bronze}`.`orders`"
     history = late.incremental.rows(f"describe history {orders}")

@@ -12,11 +12,8 @@
   nothing is deleted anywhere unless every check passes.
 -#}
 {% macro erase(where, models=none, tags=none, schema=none, pattern=none, dry_run=true, purge=true, vacuum=false, retain_hours=none, unsafe_allow_short_retention=false) %}
-  {%- for name, flag in [('dry_run', dry_run), ('purge', purge), ('vacuum', vacuum),
-      ('unsafe_allow_short_retention', unsafe_allow_short_retention)] if flag is not boolean -%}
-    {{ exceptions.raise_compiler_error(
-        "Invalid erase " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
-  {%- endfor -%}
+  {%- do delta_ops._require_booleans('erase', {'dry_run': dry_run, 'purge': purge, 'vacuum': vacuum,
+      'unsafe_allow_short_retention': unsafe_allow_short_retention}) -%}
   {%- do delta_ops.get_erase_sql('`t`', where) -%}
   {%- if vacuum -%}{%- do delta_ops.get_vacuum_sql('`t`', retain_hours, false, false) -%}{%- endif -%}
   {%- set selection = delta_ops._select_delta_tables('erase', models, tags, schema, pattern) -%}
@@ -39,7 +36,9 @@
         ~ ". Leave those tables out, or erase them in a call with their own condition.") }}
   {%- endif -%}
 
-  {%- set options = {'where': where, 'matched': matched, 'dry_run': dry_run, 'purge': purge,
+  {%- set wheres = {} -%}
+  {%- for table in selection.tables -%}{%- do wheres.update({table.name: where}) -%}{%- endfor -%}
+  {%- set options = {'wheres': wheres, 'matched': matched, 'dry_run': dry_run, 'purge': purge,
       'vacuum': vacuum, 'retain_hours': retain_hours, 'unsafe': unsafe_allow_short_retention} -%}
   {%- set results = delta_ops._run_for_each_table('erase' ~ (' (dry run)' if dry_run else ''), selection, delta_ops._erase_table, options) -%}
   {%- if dry_run -%}
@@ -50,6 +49,7 @@
   {{ return(results) }}
 {% endmacro %}
 
+{#- One table's erasure: options.wheres and options.matched by table name, and the flags. -#}
 {% macro _erase_table(table, options) %}
   {%- set rows = options.matched[table.name] -%}
   {%- if options.dry_run -%}
@@ -58,7 +58,7 @@
   {%- set notes = [] -%}
   {%- set erased_at = none -%}
   {%- if rows > 0 -%}
-    {%- set deleted = delta_ops._try_sql(delta_ops.get_erase_sql(table.relation, options.where)) -%}
+    {%- set deleted = delta_ops._try_sql(delta_ops.get_erase_sql(table.relation, options.wheres[table.name])) -%}
     {%- if deleted.error -%}{{ return(delta_ops._failed('delete: ' ~ deleted.error)) }}{%- endif -%}
     {%- set commit = delta_ops._last_commit(table.relation) -%}
     {%- set erased_at = commit.version -%}

@@ -90,7 +90,8 @@
         | selectattr('alias', 'equalto', relation.identifier) | list -%}
     {%- if detail.error -%}
       {%- do selection.skipped.append({'name': name, 'note': 'a view, not a table'
-          if 'EXPECT_TABLE_NOT_VIEW' in detail.error else detail.error}) -%}
+          if 'EXPECT_TABLE_NOT_VIEW' in detail.error else ('does not exist (not built yet)'
+          if 'TABLE_OR_VIEW_NOT_FOUND' in detail.error else detail.error)}) -%}
     {%- elif detail.format != 'delta' -%}
       {%- do selection.skipped.append(
           {'name': name, 'note': 'not a Delta table (format ' ~ detail.format ~ ')'}) -%}

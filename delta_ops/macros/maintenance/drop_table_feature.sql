@@ -5,10 +5,7 @@
   acts.
 -#}
 {% macro drop_table_feature(feature, models=none, tags=none, schema=none, pattern=none, truncate_history=false, dry_run=true) %}
-  {%- for name, flag in [('dry_run', dry_run), ('truncate_history', truncate_history)] if flag is not boolean -%}
-    {{ exceptions.raise_compiler_error(
-        "Invalid drop_table_feature " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
-  {%- endfor -%}
+  {%- do delta_ops._require_booleans('drop_table_feature', {'dry_run': dry_run, 'truncate_history': truncate_history}) -%}
   {%- do delta_ops._table_feature(feature, 'drop_table_feature') -%}
   {%- set selection = delta_ops._select_delta_tables('drop_table_feature', models, tags, schema, pattern) -%}
   {{ return(delta_ops._run_for_each_table('drop_table_feature' ~ (' (dry run)' if dry_run else ''), selection,

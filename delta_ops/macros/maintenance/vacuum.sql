@@ -6,11 +6,8 @@
   `lite: true` uses the Delta log instead of listing the directory (Delta 4.0+).
 -#}
 {% macro vacuum(models=none, tags=none, schema=none, pattern=none, retain_hours=none, dry_run=true, lite=false, unsafe_allow_short_retention=false) %}
-  {%- for name, flag in [('dry_run', dry_run), ('lite', lite),
-      ('unsafe_allow_short_retention', unsafe_allow_short_retention)] if flag is not boolean -%}
-    {{ exceptions.raise_compiler_error(
-        "Invalid vacuum " ~ name ~ " " ~ (flag | string | tojson) ~ ": give true or false.") }}
-  {%- endfor -%}
+  {%- do delta_ops._require_booleans('vacuum', {'dry_run': dry_run, 'lite': lite,
+      'unsafe_allow_short_retention': unsafe_allow_short_retention}) -%}
   {%- do delta_ops.get_vacuum_sql('`t`', retain_hours, lite, dry_run) -%}
   {%- set selection = delta_ops._select_delta_tables('vacuum', models, tags, schema, pattern) -%}
   {{ return(delta_ops._run_for_each_table('vacuum' ~ (' (dry run)' if dry_run else ''), selection, delta_ops._vacuum_table,

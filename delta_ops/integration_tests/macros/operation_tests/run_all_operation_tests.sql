@@ -19,6 +19,7 @@
   {%- do check_property_policy(checks) -%}
   {%- do check_restore(checks, scratch) -%}
   {%- do check_erase(checks, scratch) -%}
+  {%- do check_erase_subject(checks, scratch) -%}
   {%- do check_diff_relations(checks, scratch, built) -%}
   {%- do check_drop_schema(checks, scratch) -%}
   {{ log("operation tests: all " ~ checks | length ~ " checks passed in "
