@@ -57,6 +57,8 @@
   {%- endif -%}
   {%- set notes = [] -%}
   {%- set erased_at = none -%}
+  {#- the version the table's change-feed readers must have read before a vacuum -#}
+  {%- set read_by_vacuum = delta_ops._last_commit(table.relation).version if options.vacuum else none -%}
   {%- if rows > 0 -%}
     {%- set deleted = delta_ops._try_sql(delta_ops.get_erase_sql(table.relation, options.wheres[table.name])) -%}
     {%- if deleted.error -%}{{ return(delta_ops._failed('delete: ' ~ deleted.error)) }}{%- endif -%}
@@ -71,7 +73,10 @@
     {%- if purged.status == 'failed' -%}{{ return(delta_ops._failed(notes | join('; ') ~ '; purge: ' ~ purged.note)) }}{%- endif -%}
     {%- do notes.append('purge: ' ~ purged.note) -%}
   {%- endif -%}
-  {%- if options.vacuum -%}
+  {%- set behind = delta_ops._change_feed_readers_behind(table, erased_at or read_by_vacuum) if options.vacuum else [] -%}
+  {%- if behind -%}
+    {%- do notes.append('vacuum waits: ' ~ behind | join(', ') ~ ' must read the change data first (dbt build), then vacuum') -%}
+  {%- elif options.vacuum -%}
     {%- set vacuumed = delta_ops._vacuum_table(table, {'retain_hours': options.retain_hours, 'dry_run': false,
         'lite': false, 'unsafe': options.unsafe}) -%}
     {%- if vacuumed.status == 'failed' -%}{{ return(delta_ops._failed(notes | join('; ') ~ '; vacuum ' ~ vacuumed.note)) }}{%- endif -%}
@@ -79,7 +84,7 @@
   {%- endif -%}
   {%- if erased_at is not none -%}
     {%- set retention = table.detail.properties.get('delta.deletedFileRetentionDuration', 'interval 7 days') -%}
-    {%- if options.vacuum -%}
+    {%- if options.vacuum and not behind -%}
       {%- do notes.append('versions before ' ~ erased_at ~ ' keep only files younger than the retention '
           ~ (options.retain_hours if options.retain_hours is not none else retention) ~ (' hours' if options.retain_hours is not none else '')) -%}
     {%- else -%}
@@ -88,4 +93,34 @@
     {%- endif -%}
   {%- endif -%}
   {{ return({'status': 'ok', 'note': notes | join('; ')}) }}
+{% endmacro %}
+
+{#-
+  The models of the project that read `table` through its change feed (incremental_strategy
+  'cdf') and have not yet read it up to `version`, as 'model (read to N)'. A VACUUM now would
+  remove the change data they still have to read (their next run would fail on a missing
+  file), so the erasure's vacuum waits for the build that lets them read it.
+-#}
+{% macro _change_feed_readers_behind(table, version) %}
+  {%- set key = table.relation.schema | lower ~ '.' ~ table.relation.identifier | lower -%}
+  {%- set upstream_ids = [] -%}
+  {%- for node in graph.nodes.values() | list + graph.sources.values() | list
+      if (node.schema ~ '.' ~ (node.identifier if node.resource_type == 'source' else (node.alias or node.name))) | lower == key -%}
+    {%- do upstream_ids.append(node.unique_id) -%}
+  {%- endfor -%}
+  {%- set behind = [] -%}
+  {%- for node in graph.nodes.values() if version is not none and upstream_ids
+      and node.config.get('incremental_strategy') == 'cdf' and upstream_ids | select('in', node.depends_on.nodes) | list -%}
+    {%- set reader = delta_ops.relation_from_name(node.schema ~ '.' ~ (node.alias or node.name)) -%}
+    {%- set history = delta_ops._try_sql('describe history ' ~ reader) -%}
+    {%- set read_to = [] -%}
+    {%- for commit in (delta_ops._rows_as_dicts(history.table) if not history.error else []) if not read_to -%}
+      {%- set watermark = delta_ops._json_value(commit.userMetadata, {}).get('sparkdelta_cdf_watermark', {}) -%}
+      {%- if key in watermark -%}{%- do read_to.append(watermark[key] | int) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if read_to and read_to[0] < version -%}
+      {%- do behind.append(node.name ~ ' (read to ' ~ read_to[0] ~ ')') -%}
+    {%- endif -%}
+  {%- endfor -%}
+  {{ return(behind) }}
 {% endmacro %}

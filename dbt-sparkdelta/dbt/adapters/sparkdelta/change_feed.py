@@ -307,11 +307,11 @@ def upstreams_unchanged(
     if not declared or any(key not in watermark for key in declared):
         return False
     return all(
-        histories.newest(_quoted(key)).version <= version for key, version in watermark.items()
+        histories.newest(quoted_key(key)).version <= version for key, version in watermark.items()
     )
 
 
-def _quoted(key: str) -> str:
+def quoted_key(key: str) -> str:
     """schema.table (a watermark key) -> `schema`.`table`."""
     return ".".join(f"`{part}`" for part in key.split(".", 1))
 

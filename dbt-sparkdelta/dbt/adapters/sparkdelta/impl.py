@@ -232,6 +232,19 @@ class SparkDeltaAdapter(SparkAdapter):
         return plan
 
     @available
+    def cdf_pin_watermarked_upstreams(self, model: str, relation: Any) -> None:
+        """Before a Python `cdf` model runs (it reads its upstreams itself, ChangeFeed): pin
+        the newest version of each upstream its watermark names. It reads at least up to
+        them, so a run with no change row may advance the watermark there, as the pins of a
+        SQL model's cdf_read_plan do (else its next run reads those versions again)."""
+        histories = self._histories()
+        with _as_dbt_error(change_feed.ChangeFeedError):
+            watermark = histories.watermark(model, str(relation)) or {}
+        pins = self._cdf_pins.setdefault(model, {})
+        for key in watermark:
+            pins.setdefault(key, histories.newest(change_feed.quoted_key(key)).version)
+
+    @available
     def cdf_pinned_versions(self, model: str) -> dict[str, int]:
         """The upstream versions this run of `model` pinned (cdf_read_plan), forgotten as they
         are read: with no change row to carry them, the strategy still advances the watermark

@@ -16,6 +16,7 @@
   rows nothing is written and the table keeps its version, unless the run pinned upstream
   versions past the watermark (commits that changed no data: an OPTIMIZE, a property change):
   then an empty commit records the advanced watermark, so later runs do not read them again.
+  A MERGE whose change rows change nothing commits its watermark the same way.
   When the model's columns differ from the table's, `on_schema_change` decides (dbt's rules;
   the `cdf` default is 'fail').
 -#}
@@ -81,8 +82,10 @@
     {%- set merge_columns = _cdf_merge_columns(tmp_relation, tmp_columns, target_relation, data_columns, on_schema_change) -%}
     {%- set apply_sql = get_cdf_merge_sql(target_relation, tmp_relation, keys, merge_columns, is_snapshot) -%}
   {%- endif -%}
-  {#-- no change row: an empty MERGE commits the advanced watermark alone --#}
-  {{ return(adapter.execute_with_commit_metadata(apply_sql, adapter.cdf_watermark_metadata(watermark), record_empty=no_rows)) }}
+  {#-- a MERGE that changes no row (no change row; or deletes of rows already gone, as after
+       an erasure of every layer) commits the advanced watermark alone: else Delta skips the
+       commit and the next run reads those upstream versions again, their change data too --#}
+  {{ return(adapter.execute_with_commit_metadata(apply_sql, adapter.cdf_watermark_metadata(watermark), record_empty=not full_build)) }}
 {% endmacro %}
 
 

@@ -52,6 +52,7 @@
   {%- elif strategy == 'cdf' -%}
     {%- if not full_build -%}
       {%- set detail = reconcile_delta_table(target_relation) -%}
+      {%- if language == 'python' -%}{%- do adapter.cdf_pin_watermarked_upstreams(model.name, target_relation) -%}{%- endif -%}
     {%- endif -%}
     {#-- The change rows. For a Python model this is 'main': it records the submission method. --#}
     {%- call statement('main' if language == 'python' else 'create_tmp_relation', language=language) -%}
