@@ -1,10 +1,13 @@
 """Every public macro of the adapter is documented in _macros.yml, argument by argument (the
 claim of docs/adapter.md). Private `_` helpers are described where they are defined; the
-`sparkdelta__` implementations take the arguments of the dbt macro they implement."""
+`sparkdelta__` implementations take the arguments of the dbt macro they implement. dbt 1.12
+checks the same (validate_macro_args, on by default) and warns on every command, once per
+argument whose name, place or type (its own type names) is off."""
 
 from __future__ import annotations
 
 import yaml
+from dbt.parser.schemas import is_valid_type
 
 
 def test_every_public_macro_is_documented_with_its_arguments_in_order(macros):
@@ -20,4 +23,5 @@ def test_every_public_macro_is_documented_with_its_arguments_in_order(macros):
         assert [a["name"] for a in arguments] == macros.arguments(entry["name"]), entry["name"]
         for argument in arguments:
             assert argument.get("type") and argument.get("description"), (entry["name"], argument)
+            assert is_valid_type(argument["type"]), (entry["name"], argument)
         assert entry.get("description"), entry["name"]
