@@ -275,7 +275,7 @@
     {%- set matches = nodes | selectattr('name', 'equalto', name) | list -%}
     {%- if matches -%}
       {%- set node = matches[0] -%}
-      {{ return({'relation': delta_ops.relation_from_name(node.schema ~ '.' ~ (node.alias or node.name),
+      {{ return({'relation': delta_ops.relation_from_name(delta_ops._table_name_of(node),
           'diff_relations argument ' ~ argument), 'node': node}) }}
     {%- endif -%}
   {%- endif -%}

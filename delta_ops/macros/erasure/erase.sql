@@ -99,27 +99,29 @@
   The models of the project that read `table` through its change feed (incremental_strategy
   'cdf') and have not yet read it up to `version`, as 'model (read to N)'. A VACUUM now would
   remove the change data they still have to read (their next run would fail on a missing
-  file), so the erasure's vacuum waits for the build that lets them read it.
+  file), so the erasure's vacuum waits for the build that lets them read it. A reader not built
+  yet, or whose table cannot say what it read (its next run asks for a full refresh, which
+  reads no change data), does not hold the vacuum back.
 -#}
 {% macro _change_feed_readers_behind(table, version) %}
   {%- set key = table.relation.schema | lower ~ '.' ~ table.relation.identifier | lower -%}
   {%- set upstream_ids = [] -%}
   {%- for node in graph.nodes.values() | list + graph.sources.values() | list
-      if (node.schema ~ '.' ~ (node.identifier if node.resource_type == 'source' else (node.alias or node.name))) | lower == key -%}
+      if delta_ops._table_name_of(node) | lower == key -%}
     {%- do upstream_ids.append(node.unique_id) -%}
   {%- endfor -%}
   {%- set behind = [] -%}
   {%- for node in graph.nodes.values() if version is not none and upstream_ids
       and node.config.get('incremental_strategy') == 'cdf' and upstream_ids | select('in', node.depends_on.nodes) | list -%}
-    {%- set reader = delta_ops.relation_from_name(node.schema ~ '.' ~ (node.alias or node.name)) -%}
-    {%- set history = delta_ops._try_sql('describe history ' ~ reader) -%}
-    {%- set read_to = [] -%}
-    {%- for commit in (delta_ops._rows_as_dicts(history.table) if not history.error else []) if not read_to -%}
-      {%- set watermark = delta_ops._json_value(commit.userMetadata, {}).get('sparkdelta_cdf_watermark', {}) -%}
-      {%- if key in watermark -%}{%- do read_to.append(watermark[key] | int) -%}{%- endif -%}
-    {%- endfor -%}
-    {%- if read_to and read_to[0] < version -%}
-      {%- do behind.append(node.name ~ ' (read to ' ~ read_to[0] ~ ')') -%}
+    {%- set reader = delta_ops.relation_from_name(delta_ops._table_name_of(node)) -%}
+    {%- if adapter.get_relation(database=reader.database, schema=reader.schema, identifier=reader.identifier) -%}
+      {%- set state = adapter.cdf_watermark_or_error(node.name, reader) -%}
+      {%- set read_to = (state.watermark or {}).get(key) -%}
+      {%- if state.error -%}
+        {{ log(node.name ~ " does not hold back the vacuum of " ~ table.name ~ ": " ~ state.error, info=True) }}
+      {%- elif read_to is not none and read_to < version -%}
+        {%- do behind.append(node.name ~ ' (read to ' ~ read_to ~ ')') -%}
+      {%- endif -%}
     {%- endif -%}
   {%- endfor -%}
   {{ return(behind) }}

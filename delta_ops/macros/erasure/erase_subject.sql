@@ -100,6 +100,7 @@
         current files after an erasure (older files wait for VACUUM), any with verify: true. --#}
   {%- set fail_on = ['visible', 'current', 'kept', 'change data'] if verify else ([] if dry_run else ['visible', 'current']) -%}
   {%- set options = {'wheres': wheres, 'matched': matched, 'held': held, 'dry_run': dry_run, 'purge': true,
+      'erased': not (dry_run or verify),
       'vacuum': vacuum, 'retain_hours': retain_hours, 'unsafe': unsafe_allow_short_retention, 'fail_on': fail_on} -%}
   {%- set erased = [] -%}
   {%- if not verify -%}
@@ -121,12 +122,18 @@
     options.fail_on fails it. -#}
 {% macro _verify_subject_table(table, options) %}
   {%- set condition = options.wheres[table.name] -%}
+  {%- set listed = delta_ops._try_sql('select distinct _metadata.file_path from ' ~ table.relation) -%}
+  {%- if listed.error -%}{{ return(delta_ops._failed('cannot list the current files: ' ~ listed.error)) }}{%- endif -%}
   {%- set current_files = [] -%}
-  {%- for row in delta_ops._try_sql('select distinct _metadata.file_path from ' ~ table.relation).table.rows -%}
-    {%- do current_files.append(row[0].split('/')[-1]) -%}
-  {%- endfor -%}
-  {%- set found = {'visible': delta_ops._try_sql('select count(*) from ' ~ table.relation ~ ' where ' ~ condition).table.rows[0][0],
-      'current': 0, 'kept': 0, 'change data': 0} -%}
+  {%- for row in listed.table.rows -%}{%- do current_files.append(row[0].split('/')[-1]) -%}{%- endfor -%}
+  {#- the rows visible now: counted before any delete when nothing was deleted since -#}
+  {%- set visible = {'count': options.matched[table.name]} -%}
+  {%- if options.erased -%}
+    {%- set counted = delta_ops._try_sql('select count(*) from ' ~ table.relation ~ ' where ' ~ condition) -%}
+    {%- if counted.error -%}{{ return(delta_ops._failed('cannot count the visible rows: ' ~ counted.error)) }}{%- endif -%}
+    {%- do visible.update({'count': counted.table.rows[0][0]}) -%}
+  {%- endif -%}
+  {%- set found = {'visible': visible.count, 'current': 0, 'kept': 0, 'change data': 0} -%}
   {%- for source in delta_ops._subject_sources(table) if source != 'rows' -%}
     {%- set read = delta_ops._read_subject_rows(table, source, 'input_file_name(), count(*)', condition ~ ' group by 1') -%}
     {%- if read.error -%}{{ return(delta_ops._failed('cannot read the ' ~ source ~ ' directly: ' ~ read.error)) }}{%- endif -%}
@@ -180,12 +187,9 @@
     and snapshots, and its sources. -#}
 {% macro _project_table_names() %}
   {%- set names = [] -%}
-  {%- for node in graph.nodes.values() if node.resource_type in ['model', 'seed', 'snapshot']
-      and node.config.materialized != 'ephemeral' -%}
-    {%- do names.append(node.schema ~ '.' ~ (node.alias or node.name)) -%}
-  {%- endfor -%}
-  {%- for source in graph.sources.values() -%}
-    {%- do names.append(source.schema ~ '.' ~ source.identifier) -%}
+  {%- for node in graph.nodes.values() | list + graph.sources.values() | list
+      if node.resource_type in ['model', 'seed', 'snapshot', 'source'] and node.config.materialized != 'ephemeral' -%}
+    {%- do names.append(delta_ops._table_name_of(node)) -%}
   {%- endfor -%}
   {{ return(names) }}
 {% endmacro %}

@@ -51,7 +51,7 @@
   {%- endfor -%}
   {%- set names = [] -%}
   {%- for node in chosen if node.config.materialized != 'ephemeral' -%}
-    {%- do names.append(node.schema ~ '.' ~ (node.alias or node.name)) -%}
+    {%- do names.append(delta_ops._table_name_of(node)) -%}
   {%- endfor -%}
   {{ return(names) }}
 {% endmacro %}

@@ -207,6 +207,16 @@ class SparkDeltaAdapter(SparkAdapter):
             return self._histories().watermark(model, str(relation))
 
     @available
+    def cdf_watermark_or_error(self, model: str, relation: Any) -> dict[str, Any]:
+        """cdf_watermark for an operation that must go on when the model's table cannot give
+        one (replaced or restored since its last run, so that run fails and asks for a full
+        refresh): {"watermark": ..., "error": None} or {"watermark": None, "error": why}."""
+        try:
+            return {"watermark": self._histories().watermark(model, str(relation)), "error": None}
+        except change_feed.ChangeFeedError as error:
+            return {"watermark": None, "error": str(error)}
+
+    @available
     def cdf_upstreams_unchanged(self, model: str, relation: Any, upstreams: list[str]) -> bool:
         """True when no upstream of a `cdf` model has a commit after its table's watermark
         (see change_feed.upstreams_unchanged): the run can skip the model."""

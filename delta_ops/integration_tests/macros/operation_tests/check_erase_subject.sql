@@ -4,8 +4,10 @@
     the lines without deletion vectors (so a DELETE writes change-data files).
     The dry run finds the lines of both entries and touches nothing; the real run deletes and
     purges, and its verification finds the rows older versions and change data still hold; a
-    second run vacuums (retain 0 hours), finding the entries from those files; account 2
-    stays; verify: true alone then finds nothing. -#}
+    writer that read before the erasure puts an entry back (as a build running meanwhile
+    would), which a dry run finds; a second run deletes it again and vacuums (retain 0 hours),
+    finding the entries from the kept files; account 2 stays; verify: true alone then finds
+    nothing. -#}
 {% macro check_erase_subject(checks, scratch) %}
   {%- set tables = {
       'subj_accounts': "account_id, owner_name from values (1, 'Ada'), (2, 'Bob') as t(account_id, owner_name)",
@@ -40,6 +42,16 @@
       "erase_subject without vacuum deletes and purges; its verification, reading the files directly, finds the rows "
       ~ "the older versions' files and the change data still hold", found) -%}
 
+  {#-- a writer that read before the erasure commits after it (a build running meanwhile):
+        entry 10 is back; a dry run finds it, and the next real run deletes it again --#}
+  {%- do run_query('insert into ' ~ delta_ops.relation_from_name(scratch ~ '.subj_entries') ~ ' values (10, 1)') -%}
+  {%- set notes = {} -%}
+  {%- for result in delta_ops.erase_subject(**erasing) -%}{%- do notes.update({result.name.split('.')[-1]: result.note}) -%}{%- endfor -%}
+  {%- do _expect(checks, notes == {'subj_accounts': 'would delete 0 rows', 'subj_entries': 'would delete 1 rows',
+      'subj_lines': 'would delete 0 rows'},
+      "erase_subject finds the subject's row a writer put back after the erasure (a build running during it)", notes) -%}
+  {%- set reinserted_at = _history_of(scratch ~ '.subj_entries')[0].version -%}
+
   {#-- with vacuum (retain 0 hours): the entries are still found from the kept files, and go --#}
   {%- set results = delta_ops.erase_subject(dry_run=false, vacuum=true, retain_hours=0, unsafe_allow_short_retention=true, **erasing) -%}
   {%- set left = {} -%}
@@ -52,11 +64,13 @@
   {%- set clean = 'rows visible 0, in current files 0, in files kept for time travel 0, in change data 0' -%}
   {%- set verified = [] -%}
   {%- for result in results if result.status == 'ok' and result.note.startswith(clean) -%}{%- do verified.append(result.name) -%}{%- endfor -%}
+  {%- set deletes = _history_of(scratch ~ '.subj_entries') | selectattr('version', 'gt', reinserted_at)
+      | selectattr('operation', 'equalto', 'DELETE') | list -%}
   {%- do _expect(checks, left == {'subj_accounts': [0, 1, 0], 'subj_entries': [0, 1, 0], 'subj_lines': [0, 1, 0]}
-      and verified | length == 3,
-      "erase_subject with vacuum: no data file of the three tables holds the subject, the other account's rows stay, "
+      and verified | length == 3 and deletes | length == 1,
+      "erase_subject with vacuum: it deletes the row put back, no data file of the three tables holds the subject, the other account's rows stay, "
       ~ "and the verification, reading the files directly, finds nothing",
-      left ~ ' ' ~ results | map(attribute='note') | list) -%}
+      left ~ ' deletes after the insert ' ~ deletes | length ~ ' ' ~ results | map(attribute='note') | list) -%}
 
   {%- set results = delta_ops.erase_subject(verify=true, **erasing) -%}
   {%- do _expect(checks, results | map(attribute='status') | unique | list == ['ok'],
