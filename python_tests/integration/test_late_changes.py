@@ -368,6 +368,11 @@ def test_erase_leaves_no_file_that_holds_the_subject(late):
     would_delete = rf"snap_customers +dry run +[0-9.]+ +would delete {kept} rows"
     assert re.search(would_delete, dry.log), dry.said
     assert late.incremental.history("snap_customers")[0].version == snapshot_version
+    # the proof alone fails while the subject is anywhere, naming the table and the rows
+    unproven = late.incremental.run_operation("erase_subject", erasing | {"verify": True})
+    assert not unproven.success
+    still_here = rf"snap_customers: the subject is still here: rows visible {kept}, "
+    assert re.search(still_here, unproven.error), unproven.said
     # bronze's orders and lines were deleted upstream: the files still hold them, and say so
     assert subject_rows_in_files(late.spark, bronze)["orders"] > 0
     assert re.search(

@@ -126,14 +126,11 @@
   {%- if listed.error -%}{{ return(delta_ops._failed('cannot list the current files: ' ~ listed.error)) }}{%- endif -%}
   {%- set current_files = [] -%}
   {%- for row in listed.table.rows -%}{%- do current_files.append(row[0].split('/')[-1]) -%}{%- endfor -%}
-  {#- the rows visible now: counted before any delete when nothing was deleted since -#}
-  {%- set visible = {'count': options.matched[table.name]} -%}
-  {%- if options.erased -%}
-    {%- set counted = delta_ops._try_sql('select count(*) from ' ~ table.relation ~ ' where ' ~ condition) -%}
-    {%- if counted.error -%}{{ return(delta_ops._failed('cannot count the visible rows: ' ~ counted.error)) }}{%- endif -%}
-    {%- do visible.update({'count': counted.table.rows[0][0]}) -%}
-  {%- endif -%}
-  {%- set found = {'visible': visible.count, 'current': 0, 'kept': 0, 'change data': 0} -%}
+  {#- the rows visible now: options.matched (counted before any delete) unless rows were deleted since -#}
+  {%- set counted = delta_ops._try_sql('select count(*) from ' ~ table.relation ~ ' where ' ~ condition) if options.erased else none -%}
+  {%- if counted and counted.error -%}{{ return(delta_ops._failed('cannot count the visible rows: ' ~ counted.error)) }}{%- endif -%}
+  {%- set found = {'visible': counted.table.rows[0][0] if counted else options.matched[table.name],
+      'current': 0, 'kept': 0, 'change data': 0} -%}
   {%- for source in delta_ops._subject_sources(table) if source != 'rows' -%}
     {%- set read = delta_ops._read_subject_rows(table, source, 'input_file_name(), count(*)', condition ~ ' group by 1') -%}
     {%- if read.error -%}{{ return(delta_ops._failed('cannot read the ' ~ source ~ ' directly: ' ~ read.error)) }}{%- endif -%}
