@@ -70,12 +70,18 @@
                 ~ " (" ~ source ~ "), so nothing was deleted: " ~ read.error) }}
           {%- endif -%}
           {%- for found_value in (fromjson(read.table.rows[0][0]) if read.table else []) -%}
-            {%- do collected.append(delta_ops._sql_literal(found_value, reference ~ ' of ' ~ table.name)) -%}
+            {%- do delta_ops._sql_literal(found_value, reference ~ ' of ' ~ table.name) -%}
+            {%- do collected.append(found_value) -%}
           {%- endfor -%}
         {%- endfor -%}
       {%- endif -%}
     {%- endfor -%}
-    {%- do values.update({reference: collected | unique | sort | list}) -%}
+    {#- sorted as values (12 before 113; numbers, then strings), written as SQL literals -#}
+    {%- set literals = [] -%}
+    {%- for found_value in (collected | select('number') | unique | sort | list) + (collected | select('string') | unique | sort | list) -%}
+      {%- do literals.append(delta_ops._sql_literal(found_value, reference)) -%}
+    {%- endfor -%}
+    {%- do values.update({reference: literals}) -%}
   {%- endfor -%}
   {%- set lines = [] -%}
   {%- for column in subject_columns -%}
