@@ -112,6 +112,16 @@ class DbtProject:
         return self.rows(sql)[0].n
 
 
+def table_versions(spark, schema: str) -> dict[str, int]:
+    """Each Delta table of `schema` with its current version."""
+    found = {}
+    for table in spark.catalog.listTables(schema):
+        if not table.isTemporary and table.tableType != "VIEW":
+            history = spark.sql(f"describe history `{schema}`.`{table.name}` limit 1").collect()
+            found[table.name] = history[0].version
+    return found
+
+
 def column_metadata(spark, table: str) -> dict[str, dict]:
     """Each column's metadata in the table's current schema (`table`: its SQL name), read by
     delta-rs from the log (where Delta keeps identity and generation expressions)."""

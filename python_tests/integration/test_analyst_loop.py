@@ -27,7 +27,7 @@ from lakehouse.cli import main as lakehouse
 from lakehouse.dbt_runner import copy_project, environment
 from lakehouse.dev import DevLoop, OperationLog, footprint
 from python_tests.conftest import unique_schema
-from python_tests.integration.conftest import BuiltShop
+from python_tests.integration.conftest import BuiltShop, table_versions
 
 # The edit: shipped orders now count as final (a changed CASE in fct_orders).
 EDITED_MODEL = "models/marts/fct_orders.sql"
@@ -36,16 +36,6 @@ AFTER = (
     "case when orders.status = 'shipped' then true else order_statuses.is_final end"
     " as is_status_final,"
 )
-
-
-def versions(spark, schema: str) -> dict[str, int]:
-    """Each Delta table of `schema` with its current version."""
-    found = {}
-    for table in spark.catalog.listTables(schema):
-        if not table.isTemporary and table.tableType != "VIEW":
-            history = spark.sql(f"describe history `{schema}`.`{table.name}` limit 1").collect()
-            found[table.name] = history[0].version
-    return found
 
 
 def built_tables(state: Path) -> set[str]:
@@ -112,14 +102,14 @@ def run_loop(
     """Everything after production's build, the same on every target; with `cli_env` (the
     endpoint's home and ports, no LAKEHOUSE_TARGET) one step runs as a `lakehouse` process of
     its own, which must find and use the running endpoint."""
-    prod_before = versions(spark, prod)
+    prod_before = table_versions(spark, prod)
     tables = built_tables(state)
     assert {"fct_orders", "fct_customer_revenue", "order_statuses"} <= tables
     assert tables <= prod_before.keys()
 
     # A development schema of shallow clones: production's versions, no data file written.
     assert lakehouse(["--project-dir", str(project), "dev", "clone"]) == 0
-    cloned = versions(spark, dev)
+    cloned = table_versions(spark, dev)
     assert cloned.keys() == tables
     for name in tables:
         version = prod_before[name]
@@ -201,7 +191,7 @@ def run_loop(
 
     # Dropping: a dry run first (nothing dropped), then for real; production untouched.
     assert lakehouse(["--project-dir", str(project), "dev", "drop"]) == 0
-    assert versions(spark, dev).keys() == tables | ({"fct_order_sizes"} if once else set())
+    assert table_versions(spark, dev).keys() == tables | ({"fct_order_sizes"} if once else set())
     # The dry run ran in production's schema; the next step in yours keeps dbt's parse. A
     # model the slim build rebuilt (not a clone) whose inputs the edit leaves as they were does
     # not differ from production's own build (no failure with fail_on_diff).
@@ -224,7 +214,7 @@ def run_loop(
         assert "PartialParsingEnabled" in events and "UnableToPartialParse" not in events, events
     assert lakehouse(["--project-dir", str(project), "dev", "drop", "--yes"]) == 0
     assert dev not in {d.name for d in spark.catalog.listDatabases()}
-    assert versions(spark, prod) == prod_before
+    assert table_versions(spark, prod) == prod_before
     assert spark.sql(f"select count(*) as n from `{prod}`.fct_orders").collect()[0].n == rows
 
 

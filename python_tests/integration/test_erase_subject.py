@@ -14,13 +14,7 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-
-def delta_tables(spark, schema: str) -> list[str]:
-    return [
-        table.name
-        for table in spark.catalog.listTables(schema)
-        if not table.isTemporary and table.tableType != "VIEW"
-    ]
+from python_tests.integration.conftest import table_versions
 
 
 def orders_in_files(spark, bronze: str, customer: int) -> set[int]:
@@ -31,10 +25,6 @@ def orders_in_files(spark, bronze: str, customer: int) -> set[int]:
         rows = pq.read_table(file, columns=["order_id", "customer_id"])
         found |= set(rows.filter(pc.equal(rows["customer_id"], customer))["order_id"].to_pylist())
     return found
-
-
-def versions(spark, names) -> dict[str, int]:
-    return {name: spark.sql(f"describe history {name} limit 1").first().version for name in names}
 
 
 def test_a_dry_run_finds_the_customer_in_every_table_that_holds_it_and_changes_nothing(shop):
@@ -53,16 +43,16 @@ def test_a_dry_run_finds_the_customer_in_every_table_that_holds_it_and_changes_n
         "customer_id": f"customer_id = {customer}",
         "order_id": f"order_id in ({order_ids})",
     }
+    before = {schema: table_versions(spark, schema) for schema in (bronze, project.schema)}
     expected = {}
-    for schema in (bronze, project.schema):
-        for table in delta_tables(spark, schema):
+    for schema, tables in before.items():
+        for table in tables:
             name = f"`{schema}`.`{table}`"
             columns = {column.name for column in spark.table(name).schema}
             where = " or ".join(term for column, term in conditions.items() if column in columns)
             if where:
                 count = spark.sql(f"select count(*) as n from {name} where {where}").first().n
                 expected[f"{schema}.{table}"] = count
-    before = versions(spark, expected)
 
     dry = project.run_operation("erase_subject", {"subject": "customer", "value": customer})
 
@@ -73,4 +63,4 @@ def test_a_dry_run_finds_the_customer_in_every_table_that_holds_it_and_changes_n
         assert re.search(would_delete, dry.log), (name, dry.said)
     holding = {name.split(".")[1] for name, rows in expected.items() if rows}
     assert {"int_order_row_lineage", "fct_order_payments", "payments", "order_lines"} <= holding
-    assert versions(spark, expected) == before
+    assert {schema: table_versions(spark, schema) for schema in before} == before
