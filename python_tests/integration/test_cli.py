@@ -1,6 +1,6 @@
 """What a user of `make run` sees: one short error when the Delta jars are missing (never a Java
-stack trace), and a copied home refused. The first run's quiet output is checked where a first
-run happens anyway: the embedded build of test_multihost (`assert_quiet_first_run`)."""
+stack trace), a copied home refused, and a new home's first command quiet (no JVM log line; a
+first `lakehouse run`'s whole output: test_multihost's client)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ from dbt.adapters.sparkdelta.session import (
     check_embedded_metastore_free,
     delta_coordinates,
     ivy_jar_name,
+    one_resolution_at_a_time,
 )
 from python_tests.conftest import PROJECT_DIR
+from python_tests.integration.test_cluster import jvm_log_lines
 
 EMPTY_IVY_SETTINGS = """<ivysettings>
   <settings defaultResolver="nowhere"/>
@@ -89,7 +92,9 @@ def test_a_copied_ivy_cache_alone_serves_the_delta_jars(tmp_path):
     # The connected machine: this one, whose suite resolved the jars into its Ivy cache.
     connected = Path.home() / SPARK_IVY_DIR / "cache"
     repository = tmp_path / "repository"
-    shutil.copytree(connected, repository)
+    # Copied while no JVM starts (make test-dist's other process resolves into the same cache).
+    with closing(one_resolution_at_a_time()):
+        shutil.copytree(connected, repository)
     settings = tmp_path / "ivysettings.xml"
     settings.write_text(MIRROR_IVY_SETTINGS.format(root=repository))
     ivy = tmp_path / "ivy"
@@ -115,6 +120,7 @@ def test_a_copied_home_is_refused_and_the_original_left_alone(delta_spark, tmp_p
     load = [sys.executable, "-m", "lakehouse.cli", "--orders", "20", "load"]
     built = _run([*load, "--through", "0"], env)
     assert built.returncode == 0, built.stderr
+    assert jvm_log_lines(built) == []  # a new user's first command, in a new home: quiet
     orders_log = original / "warehouse" / "bronze.db" / "orders" / "_delta_log"
     commits = sorted(orders_log.glob("*.json"))
     assert commits

@@ -73,13 +73,16 @@ def assert_quiet_first_run(result: subprocess.CompletedProcess, home: Path) -> N
     assert "Completed successfully" in result.stdout
     assert "Delta at work" in result.stdout
     assert (home / "prod-state" / "manifest.json").is_file()
-    output = result.stdout + result.stderr
-    jvm_noise = [
+    assert jvm_log_lines(result) == []
+
+
+def jvm_log_lines(result: subprocess.CompletedProcess) -> list[str]:
+    """The lines of a command's output that a JVM logged (Spark, Ivy's resolution)."""
+    return [
         line
-        for line in output.splitlines()
+        for line in (result.stdout + result.stderr).splitlines()
         if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
     ]
-    assert jvm_noise == []
 
 
 def table_path(warehouse: Path, schema: str, table: str) -> Path:
