@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-adapter-remote test-reliability \
+.PHONY: install install-bench run test test-sequences test-fast test-dist test-unit test-adapter test-adapter-connect test-adapter-thrift test-adapter-remote test-reliability \
 	test-cluster test-multihost test-auth test-metastore test-threads test-ops lint fix clean interop bench \
 	bench-smoke bench-analyst test-docs \
 	endpoint-start endpoint-stop endpoint-status cluster-start cluster-stop cluster-status \
@@ -20,6 +20,15 @@ $(INSTALLED): pyproject.toml dbt-sparkdelta/pyproject.toml packages.yml
 	@touch $@
 
 install: $(INSTALLED)
+
+# The benchmark's plotting, installed once (not at each run: `.ci/run` runs bench-smoke beside
+# a test suite, whose processes would see the project reinstalled under them).
+BENCH_INSTALLED := $(VENV)/.bench-installed
+$(BENCH_INSTALLED): $(INSTALLED)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	@touch $@
+
+install-bench: $(BENCH_INSTALLED)
 
 # The Debian packages a target's services need (slapd, nginx, PostgreSQL), installed when
 # missing, so a fresh machine runs the target (apt-get: root and Debian's registry).
@@ -102,9 +111,11 @@ test-metastore: $(INSTALLED)
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
 ## operations package by path, a project with no file_format built twice, cloned, inspected;
 ## delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder;
-## and a copied `lakehouse` home refused (the first run's quiet output: test-multihost).
+## and a copied `lakehouse` home refused (the first run's quiet output: test-multihost). Two
+## pytest processes (a module stays in one): the two strangers beside delta_ops' tests.
 test-dist: $(INSTALLED)
-	$(BIN)/python -m pytest -rA -m distribution python_tests/distribution python_tests/integration/test_cli.py
+	$(BIN)/python -m pytest -rA -m distribution $(IN_WORKERS) \
+		python_tests/distribution python_tests/integration/test_cli.py
 
 ## The dbt docs site: `dbt docs generate` after a build (the catalog from the tables), served on
 ## loopback and opened in headless Chromium: fct_orders' page shows its YAML's description and
@@ -198,14 +209,12 @@ interop: $(INSTALLED)
 
 ## Benchmarks at 100k, 1M and 5M order lines (LAKEHOUSE_BENCH_SCALES), scenarios 1 and 2 also at
 ## 20M (LAKEHOUSE_BENCH_LARGE_SCALES): docs/bench/ (docs/benchmarks.md).
-bench: $(INSTALLED)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+bench: $(BENCH_INSTALLED)
 	$(BIN)/python -m lakehouse.bench.run
 
 ## The benchmark at its smallest scale, once, into a temporary directory (docs/bench/ untouched):
 ## CI's proof that every scenario still runs. Its timings mean nothing.
-bench-smoke: $(INSTALLED)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+bench-smoke: $(BENCH_INSTALLED)
 	LAKEHOUSE_BENCH_SCALES=20000 LAKEHOUSE_BENCH_LARGE_SCALES= LAKEHOUSE_BENCH_REPEATS=1 \
 		LAKEHOUSE_BENCH_OUT=$$(mktemp -d) $(BIN)/python -m lakehouse.bench.run > /dev/null
 

@@ -214,17 +214,19 @@ select id, name from {{ ref('people') }}
 """
 
 
+@pytest.fixture(scope="module")
+def oldest(wheels, tmp_path_factory):
+    """The stranger on the oldest supported pair, its project built once."""
+    work = tmp_path_factory.mktemp("oldest")
+    venv, project, env = make_stranger(work, wheels["dbt_sparkdelta"], OLDEST_PAIR)
+    run(venv / "bin" / "dbt", "build", cwd=project, env=env)
+    return venv, project, env
+
+
 class TestOldestSupportedPair:
     """The adapter's lower edge: pyspark 4.0.1 with Delta 4.0.1 (built for Spark 4.0) and
     dbt-core 1.11, from an empty Ivy cache; a feature Delta 4.0 lacks is refused, naming the
     release that brings it."""
-
-    @pytest.fixture(scope="class")
-    def oldest(self, wheels, tmp_path_factory):
-        work = tmp_path_factory.mktemp("oldest")
-        venv, project, env = make_stranger(work, wheels["dbt_sparkdelta"], OLDEST_PAIR)
-        run(venv / "bin" / "dbt", "build", cwd=project, env=env)
-        return venv, project, env
 
     def test_the_project_builds_delta_tables(self, oldest):
         venv, project, env = oldest
