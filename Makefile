@@ -111,8 +111,9 @@ test-metastore: $(INSTALLED)
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
 ## operations package by path, a project with no file_format built twice, cloned, inspected;
 ## delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder;
-## and a copied `lakehouse` home refused (the first run's quiet output: test-multihost). Two
-## pytest processes (a module stays in one): the two strangers beside delta_ops' tests.
+## a copied `lakehouse` home refused, and a new home's first command quiet (a whole first
+## `lakehouse run`'s output: test-multihost). Two pytest processes (a module stays in one): the
+## two strangers beside delta_ops' tests.
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution $(IN_WORKERS) \
 		python_tests/distribution python_tests/integration/test_cli.py
