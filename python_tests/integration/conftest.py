@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -120,6 +121,15 @@ def table_versions(spark, schema: str) -> dict[str, int]:
             history = spark.sql(f"describe history `{schema}`.`{table.name}` limit 1").collect()
             found[table.name] = history[0].version
     return found
+
+
+def jvm_log_lines(result: subprocess.CompletedProcess) -> list[str]:
+    """The lines of a command's output that a JVM logged (Spark, Ivy's resolution)."""
+    return [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
+    ]
 
 
 def column_metadata(spark, table: str) -> dict[str, dict]:

@@ -21,7 +21,7 @@ from dbt.adapters.sparkdelta.session import (
     one_resolution_at_a_time,
 )
 from python_tests.conftest import PROJECT_DIR
-from python_tests.integration.test_cluster import jvm_log_lines
+from python_tests.integration.conftest import jvm_log_lines
 
 EMPTY_IVY_SETTINGS = """<ivysettings>
   <settings defaultResolver="nowhere"/>

@@ -22,6 +22,7 @@ from dbt.adapters.sparkdelta.session import delta_coordinates, ivy_jar_name
 from lakehouse import cluster
 from lakehouse.dbt_runner import environment
 from python_tests.conftest import PROJECT_DIR, endpoint_env, free_port, running_test_endpoint
+from python_tests.integration.conftest import jvm_log_lines
 from python_tests.shop_reference import (
     COLUMNS,
     KEYS,
@@ -76,27 +77,20 @@ def assert_quiet_first_run(result: subprocess.CompletedProcess, home: Path) -> N
     assert jvm_log_lines(result) == []
 
 
-def jvm_log_lines(result: subprocess.CompletedProcess) -> list[str]:
-    """The lines of a command's output that a JVM logged (Spark, Ivy's resolution)."""
-    return [
-        line
-        for line in (result.stdout + result.stderr).splitlines()
-        if any(marker in line for marker in (" WARN ", " INFO ", "[Stage ", "Ivy ", ":: "))
-    ]
-
-
 def table_path(warehouse: Path, schema: str, table: str) -> Path:
     path = warehouse / f"{schema}.db" / table
     assert (path / "_delta_log").is_dir(), f"{schema}.{table}: no Delta table at {path}"
     return path
 
 
-def assert_tables_match_the_reference(spark, warehouse: Path) -> None:
+def assert_tables_match_the_reference(spark, warehouse: Path) -> dict[str, int]:
+    """Each compared table equals the independent recompute; their row counts."""
     bronze = {
         table: DeltaTable(str(table_path(warehouse, BRONZE, table))).to_pyarrow_table().to_pylist()
         for table in KEYS
     }
     expected = expected_tables(bronze)
+    counts = {}
     for name, columns in COLUMNS.items():
         location = table_path(warehouse, SCHEMA, name)
         query = f"select {columns} from delta.`{location}`"
@@ -104,6 +98,8 @@ def assert_tables_match_the_reference(spark, warehouse: Path) -> None:
         actual = sorted_rows(comparable(row) for row in rows)
         assert actual == expected[name], f"{name} differs from the reference recompute"
         print(f"  {name}: {len(actual)} rows = reference")
+        counts[name] = len(actual)
+    return counts
 
 
 def executor_logs(settings: cluster.ClusterSettings, app_id: str) -> list[str]:
