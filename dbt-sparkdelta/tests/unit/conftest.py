@@ -107,6 +107,7 @@ class Macros:
         self.adapter = FakeAdapter()
         self.model: dict[str, Any] = {
             "unique_id": "model.shop.orders",
+            "resource_type": "model",
             "name": "orders",
             "columns": {},
             "constraints": [],

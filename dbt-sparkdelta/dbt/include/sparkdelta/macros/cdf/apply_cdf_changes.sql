@@ -80,7 +80,7 @@
         ~ ") as net_changes where _change_type != 'delete'", 'sql') -%}
   {%- else -%}
     {%- set merge_columns = _cdf_merge_columns(tmp_relation, tmp_columns, target_relation, data_columns, on_schema_change) -%}
-    {%- set apply_sql = get_cdf_merge_sql(target_relation, tmp_relation, keys, merge_columns, is_snapshot) -%}
+    {%- set apply_sql = get_cdf_merge_sql(target_relation, tmp_relation, keys, merge_columns, is_snapshot, config.get('matched_condition')) -%}
   {%- endif -%}
   {#-- a MERGE that changes no row (no change row; or deletes of rows already gone, as after
        an erasure of every layer) commits the advanced watermark alone: else Delta skips the
