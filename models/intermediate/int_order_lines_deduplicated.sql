@@ -1,12 +1,13 @@
 {#-
-  The current state of every order line: its newest good change in bronze, every line a bronze
-  commit since the version processed last touches recomputed from its current bronze rows (see
+  The current state of every order line: its newest good change in bronze, appends folded in
+  and every line a bronze commit rewrote recomputed from its current bronze rows (see
   int_orders_deduplicated and the model's YAML).
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='cdf',
+        matched_condition=shop_change_wins('order_lines'),
         unique_key='order_line_id',
         liquid_clustered_by=['order_line_id'],
         optimize_after_build=var('optimize_silver_after_build', false),
@@ -26,7 +27,7 @@ bronze_rows as (
         _change_type,
         _commit_version,
         _cdf_watermark
-    from {{ cdf_touched_rows(source('shop', 'order_lines'), 'order_line_id') }}
+    from {{ cdf_touched_rows(source('shop', 'order_lines'), 'order_line_id', fold_appends=true) }}
 ),
 
 current_lines as (

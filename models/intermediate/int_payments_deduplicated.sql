@@ -4,6 +4,8 @@
   current bronze rows, by the rules of int_orders_deduplicated (`cdf` strategy). The provider's
   response is stored as a VARIANT, parsed once here: gold reads its fields with variant_get
   without re-parsing text, and a response that is not JSON never gets this far (quarantined).
+  Appends are not folded in (fold_appends): the stored VARIANT is not the bronze text that the
+  rule's last tie-break compares.
 -#}
 {{
     config(

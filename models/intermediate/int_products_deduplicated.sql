@@ -1,12 +1,13 @@
 {#-
-  The current state of every product: its newest good change in bronze, every product a bronze
-  commit since the version processed last touches recomputed from its current bronze rows, by
-  the rules of int_orders_deduplicated (`cdf` strategy).
+  The current state of every product: its newest good change in bronze, appends folded in and
+  every product a bronze commit rewrote recomputed from its current bronze rows, by the rules of
+  int_orders_deduplicated (`cdf` strategy).
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='cdf',
+        matched_condition=shop_change_wins('products'),
         unique_key='product_id',
         tblproperties={
             'delta.enableChangeDataFeed': 'true',
@@ -23,7 +24,7 @@ bronze_rows as (
         _change_type,
         _commit_version,
         _cdf_watermark
-    from {{ cdf_touched_rows(source('shop', 'products'), 'product_id') }}
+    from {{ cdf_touched_rows(source('shop', 'products'), 'product_id', fold_appends=true) }}
 ),
 
 final as (

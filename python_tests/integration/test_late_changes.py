@@ -2,12 +2,14 @@
 (plain DataFrame appends and Delta DML, no project code, no idempotency ids): a backfill with a
 lower batch id, NULL batch ids, two loaders with interleaved and equal batch ids, a commit that
 lands while `dbt build` runs, orders without a date or status, the largest quantity times the
-largest price, a correction in place, the erasure of a customer, an overwrite, a compaction
-and a change-feed gap. After each incremental build the silver and gold tables equal the
-independent recompute of python_tests/shop_reference.py; after the compaction, the last
-rewrite merged incrementally, a `--full-refresh` build of the same bronze by a second project
-equals them too (built once: the recompute is checked after every step).
-The specific outcomes are checked on the rows and on the Delta history.
+largest price, a correction in place, the erasure of a customer, an append folded into silver
+without bronze's earlier files, an order line moved to another order, a MERGE that updates and
+inserts in one commit, a RESTORE, an overwrite, a compaction and a change-feed gap. After
+each incremental build the silver and gold tables equal the independent recompute of
+python_tests/shop_reference.py; after the compaction, the last rewrite merged incrementally, a
+`--full-refresh` build of the same bronze by a second project equals them too (built once: the
+recompute is checked after every step). The specific outcomes are checked on the rows and on
+the Delta history.
 """
 
 from __future__ import annotations
@@ -412,6 +414,78 @@ def test_erase_leaves_no_file_that_holds_the_subject(late):
     [erased_at] = [c.version for c in history if c.operation == "DELETE"]
     with pytest.raises(Exception, match="(?i)FileNotFound|not exist|FAILED_READ_FILE"):
         late.incremental.rows(f"select * from {orders} version as of {erased_at - 1}")
+
+
+def data_files(spark, table: str) -> set[Path]:
+    """The files of a Delta table outside its log (data, change data, deletion vectors)."""
+    location = spark.sql(f"describe detail {table}").first().location
+    root = Path(location.removeprefix("file:"))
+    return {f for f in root.rglob("*") if f.is_file() and "_delta_log" not in f.parts}
+
+
+def test_an_append_is_folded_into_silver_without_reading_bronze_history(late):
+    lines = f"`{late.incremental.bronze_schema}`.`order_lines`"
+    earlier = data_files(late.spark, lines)
+    late.append("order_lines", [
+        line(10, 1093, 40, at(14), op="I"),
+        line(2, 1093, 40, at(14), quantity=3),  # newer than line 2's state: wins
+        line(3, 1094, 40, at(1), quantity=7),  # older than line 3's state: loses
+    ])  # fmt: skip
+    # every bronze file of the commits before the append is out of reach: the run can only
+    # read the append (its rows folded into silver's), or fail
+    hidden = {file: file.with_name(file.name + ".hidden") for file in earlier}
+    for file, away in hidden.items():
+        file.rename(away)
+    try:
+        late.incremental.dbt("run", "-s", "int_order_lines_deduplicated")
+    finally:
+        for file, away in hidden.items():
+            away.rename(file)
+    silver = late.incremental.relation("int_order_lines_deduplicated")
+    quantities = late.incremental.rows(
+        f"select order_line_id, quantity from {silver} where order_line_id in (2, 3, 10)"
+    )
+    assert sorted(tuple(r) for r in quantities) == [(2, 3), (3, 1), (10, 1)]
+    # the MERGE wrote the winners only: line 10 inserted, line 2 updated, line 3 left alone
+    metrics = late.incremental.history("int_order_lines_deduplicated")[0].operationMetrics
+    assert (metrics["numTargetRowsInserted"], metrics["numTargetRowsUpdated"]) == ("1", "1")
+    late.build(after="an append folded into silver")
+
+
+def test_an_order_line_moved_to_another_order_reaches_both_orders(late):
+    # the foreign key changed in place: line 2 (quantity 3) leaves order 1093 for 1094
+    late.sql("update {bronze}.`order_lines` set order_id = 1094 where order_line_id = 2")
+    late.build(after="an order line moved to another order")
+    [moved] = late.revenue("fct_order_lines", "where order_line_id = 2")
+    assert moved.order_id == 1094
+    items = late.revenue("fct_orders", "where order_id in (1093, 1094) order by order_id")
+    assert [(r.order_id, r.item_count) for r in items] == [(1093, 1), (1094, 4)]
+
+
+def test_a_merge_into_bronze_by_another_writer_updates_and_inserts_in_one_commit(late):
+    before = late.bronze_version("orders")
+    merged = late.sql(
+        "merge into {bronze}.`orders` as t using (select * from values "
+        "(1094, 'returned', timestamp'2026-06-08 10:00:00'), "
+        "(1102, 'placed', timestamp'2026-06-14 10:00:00') as s(order_id, status, updated_at)) "
+        "on t.order_id = s.order_id and t.updated_at = s.updated_at and t._batch_id = 5 "
+        "and t.status = 'delivered' "
+        "when matched then update set status = s.status "
+        "when not matched then insert (order_id, customer_id, status, ordered_at, updated_at, "
+        "_op, _batch_id, _loaded_at) values (s.order_id, 1, s.status, "
+        "timestamp'2026-06-01 08:00:00', s.updated_at, 'I', 41, timestamp'2026-06-28 10:00:00')"
+    )
+    assert merged == before + 1  # one commit
+    late.build(after="a MERGE into bronze by another writer")
+    assert (late.order_row(1094).status, late.order_row(1102).status) == ("returned", "placed")
+
+
+def test_bronze_restored_to_an_earlier_version_is_read_as_its_changes(late):
+    merged = late.bronze_version("orders")
+    late.sql(f"restore table {{bronze}}.`orders` to version as of {merged - 1}")
+    late.build(after="bronze orders restored to before the MERGE")
+    assert late.order_row(1094).status == "delivered"
+    assert late.incremental.count("int_orders_deduplicated", "order_id = 1102") == 0
 
 
 def test_an_overwrite_of_bronze_is_read_as_its_changes(late):
