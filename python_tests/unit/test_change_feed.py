@@ -168,9 +168,40 @@ def test_read_plan_of_a_sql_model_starts_after_the_target_watermark():
         "`s`.`me`": commits((2, watermark_metadata({"s.up": 5})), (1, None)),
     }
     plan = read_plan(RecordedHistories(histories), "me", "`s`.`up`", "`s`.`me`", None)
-    assert plan == {"table": "s.up", "kind": "changes", "start": 6, "end": 7}
+    assert plan == {
+        "table": "s.up", "kind": "changes", "start": 6, "end": 7, "appends_only": False
+    }  # fmt: skip
     first = read_plan(RecordedHistories(histories), "me", "`s`.`up`", None, "error")
-    assert first == {"table": "s.up", "kind": "snapshot", "start": None, "end": 7}
+    assert first == {
+        "table": "s.up", "kind": "snapshot", "start": None, "end": 7, "appends_only": False
+    }  # fmt: skip
+
+
+def test_read_plan_says_when_every_commit_it_reads_only_appended():
+    append = ("WRITE", {"mode": "Append"})
+    up = {
+        "appends": commits((7, None, *append), (6, None, "STREAMING UPDATE", {}, None, True)),
+        "a merge": commits((7, None, *append), (6, None, "MERGE")),
+        "an overwrite": commits((7, None, "WRITE", {"mode": "Overwrite"}), (6, None, *append)),
+    }
+    # commits before the range do not count
+    older = commits((5, None, "DELETE"), (4, None))
+    watermarked = commits((2, watermark_metadata({"s.up": 5})))
+    only = {}
+    for name, newer in up.items():
+        histories = RecordedHistories({"`s`.`up`": newer + older, "`s`.`me`": watermarked})
+        only[name] = read_plan(histories, "me", "`s`.`up`", "`s`.`me`", None)["appends_only"]
+    assert only == {"appends": True, "a merge": False, "an overwrite": False}
+
+
+def test_a_history_row_says_whether_its_commit_was_a_blind_append():
+    row = {"version": 3, "operation": "WRITE", "operationParameters": {"mode": "Overwrite"}}
+    # a map and a boolean from Spark, JSON text and a string through the Thrift endpoint
+    assert Commit.from_row({**row, "isBlindAppend": True}).appends_only
+    assert Commit.from_row({**row, "isBlindAppend": "true"}).appends_only
+    assert not Commit.from_row({**row, "isBlindAppend": False}).appends_only
+    thrift = {**row, "operationParameters": '{"mode": "Append"}', "isBlindAppend": "false"}
+    assert Commit.from_row(thrift).appends_only
 
 
 def test_whole_histories_are_read_only_when_the_newest_commit_does_not_decide():

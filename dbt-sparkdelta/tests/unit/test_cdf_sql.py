@@ -78,8 +78,9 @@ def test_only_a_snapshot_deletes_the_rows_it_does_not_hold(cdf_merge):
 def touched_rows(macros, relation):
     """cdf_touched_rows of `bronze`.`orders` under a read plan of the given kind."""
 
-    def render(kind: str, keys=("order_id", "line_no"), **options) -> str:
+    def render(kind: str, keys=("order_id", "line_no"), appends_only=False, **options) -> str:
         plan = {"table": "bronze.orders", "kind": kind, "start": 6, "end": 9}
+        plan["appends_only"] = appends_only
         macros.context["load_relation"] = lambda upstream: upstream
         macros.context["is_incremental"] = lambda: kind != "snapshot"
         macros.adapter.cdf_read_plan = lambda model, upstream, target, on_gap: plan
@@ -111,7 +112,7 @@ def folding(macros, touched_rows):
     """cdf_touched_rows(..., fold_appends=true) of a model with a matched_condition, whose
     check for rewriting change rows finds `rewrites` (the queries it ran are kept)."""
 
-    def render(rewrites: bool) -> tuple[str, list[str]]:
+    def render(rewrites: bool, **plan) -> tuple[str, list[str]]:
         asked: list[str] = []
 
         def run_query(sql):
@@ -120,7 +121,7 @@ def folding(macros, touched_rows):
 
         macros.context["run_query"] = run_query
         macros.config.update(matched_condition="DBT_INTERNAL_SOURCE.v > DBT_INTERNAL_DEST.v")
-        return touched_rows("changes", fold_appends=True), asked
+        return touched_rows("changes", fold_appends=True, **plan), asked
 
     return render
 
@@ -138,6 +139,11 @@ def test_folded_appends_read_no_current_rows_when_no_change_rewrites_one(folding
     sql, asked = folding(rewrites=False)
     assert asked == [f"select exists (select 1 from {REWRITES} as rewrites) as found"]
     assert sql == CHANGES  # the change rows alone: bronze itself is not read
+
+
+def test_folded_appends_known_from_the_history_send_no_query(folding):
+    sql, asked = folding(rewrites=True, appends_only=True)
+    assert (sql, asked) == (CHANGES, [])
 
 
 def test_folded_appends_read_the_current_rows_of_rewritten_keys_only(folding):

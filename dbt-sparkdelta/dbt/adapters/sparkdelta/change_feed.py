@@ -73,6 +73,7 @@ class Commit:
     operation: str = ""
     parameters: Mapping[str, Any] = field(default_factory=dict)
     timestamp: datetime | None = None
+    blind_append: bool = False  # Delta's isBlindAppend: only files added, none read
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Commit:
@@ -83,6 +84,16 @@ class Commit:
             operation=str(row.get("operation") or ""),
             parameters=_as_mapping(row.get("operationParameters")),
             timestamp=timestamp if isinstance(timestamp, datetime) else _parse_time(timestamp),
+            blind_append=str(row.get("isBlindAppend")).lower() == "true",
+        )
+
+    @property
+    def appends_only(self) -> bool:
+        """The commit only added rows (its change feed holds inserts alone): a blind append,
+        or any append-mode write (INSERT INTO, a DataFrame append), which reads the table
+        perhaps but never removes a file."""
+        return self.blind_append or (
+            self.operation == "WRITE" and self.parameters.get("mode") == "Append"
         )
 
 
@@ -320,9 +331,9 @@ def read_plan(
     histories: Histories, model: str, upstream: str, target: str | None, on_gap: str | None
 ) -> dict[str, Any]:
     """The read of one upstream for one run of a SQL model (see `cdf_changes`):
-    {"table", "kind" (snapshot/nothing/changes), "start", "end"}; `target` is None on a full
-    build. The upstream's whole history is read only when there are changes to read (for the
-    oldest version it still has)."""
+    {"table", "kind" (snapshot/nothing/changes), "start", "end", "appends_only" (every commit
+    read only added rows)}; `target` is None on a full build. The upstream's whole history is
+    read only when there are changes to read (for the oldest version it still has)."""
     on_gap = check_on_gap(model, on_gap)
     key = table_key(upstream)
     end = histories.newest(upstream).version
@@ -339,7 +350,10 @@ def read_plan(
         unrecorded(histories, upstream, processed, end),
     )
     start = processed + 1 if kind == "changes" else None
-    return {"table": key, "kind": kind, "start": start, "end": end}
+    appends_only = kind == "changes" and all(
+        commit.appends_only for commit in histories.all(upstream) if start <= commit.version <= end
+    )
+    return {"table": key, "kind": kind, "start": start, "end": end, "appends_only": appends_only}
 
 
 def earliest_to_check(histories: Histories, table: str, processed: int | None, end: int) -> int:

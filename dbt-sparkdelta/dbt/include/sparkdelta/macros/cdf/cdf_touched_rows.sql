@@ -21,8 +21,9 @@
   are all inserts keeps all of its earlier upstream rows, so it gets no current rows: its
   inserts are to be folded into the table's row of that key. Only the keys of pre-images and
   deletes (corrections, erasures, restores, overwrites) get their current rows, and the
-  upstream is not read at all when the changes hold none (a cheap query first: Delta reads
-  only the rewriting commits' files for it). The model returns such a key's winning insert as
+  upstream is not read at all when the changes hold none (known from the commits' history
+  when each one was an append; else a cheap query first, for which Delta reads only the
+  rewriting commits' files). The model returns such a key's winning insert as
   `_change_type = 'insert'`, and its `matched_condition` (over DBT_INTERNAL_SOURCE and
   DBT_INTERNAL_DEST, the `cdf` MERGE's aliases) lets an insert replace the table's row only
   where it wins; it is required.
@@ -53,7 +54,7 @@
   {%- set rewrites = "_change_type in ('update_preimage', 'delete')" -%}
   {%- if fold_appends -%}
     {%- set touched = '(select * from ' ~ changes ~ ' as changes where ' ~ rewrites ~ ')' -%}
-    {%- if not run_query('select exists (select 1 from ' ~ touched ~ ' as rewrites) as found').rows[0]['found'] -%}
+    {%- if plan.appends_only or not run_query('select exists (select 1 from ' ~ touched ~ ' as rewrites) as found').rows[0]['found'] -%}
       {{ return(changes) }}
     {%- endif -%}
   {%- else -%}
