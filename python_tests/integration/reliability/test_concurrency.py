@@ -116,8 +116,8 @@ class TestConcurrentWriters:
         p.model(
             "merged",
             model_sql(
-                # deletion vectors, like the silver tables: each MERGE adds files, so OPTIMIZE
-                # has work on any machine (without them a small MERGE rewrites the one file)
+                # deletion vectors, like the silver tables: a MERGE that keeps some rows of a
+                # file adds a file beside it (without them a small MERGE rewrites the one file)
                 "materialized='incremental', unique_key='id', "
                 "tblproperties={'delta.enableDeletionVectors': 'true'}",
                 "select id, max_by(v, batch) as v from {{ this.schema }}.merge_source group by id",
@@ -125,28 +125,38 @@ class TestConcurrentWriters:
         )
         p.dbt("run", "-s", "merged")
         target = p.relation("merged")
-        # Several files, so OPTIMIZE has work each round.
+        # Changes to ids 0-124 of 200: the first MERGE leaves the rest of the first file alive
+        # behind a deletion vector beside the file it writes, so OPTIMIZE has two to compact (a
+        # MERGE that updates every row of a file removes it whole).
         for n in range(4):
             spark.sql(f"insert into {source} select cast(id as int), {n + 1}, {n + 1} "
-                      f"from range({n * 50}, {n * 50 + 100})")  # fmt: skip
+                      f"from range({n * 25}, {n * 25 + 50})")  # fmt: skip
         retries = RetryCounter()
 
         merging = threading.Event()
         merging.set()
+        compacted = threading.Event()  # an OPTIMIZE that rewrote files has committed
 
         def merges() -> None:
             try:
-                for _ in range(3):
+                for n in range(3):
                     p.dbt("run", "-s", "merged")
+                    # The first MERGE leaves files to compact; the next ones race an OPTIMIZE
+                    # that has work, however slow the machine (an OPTIMIZE with nothing to
+                    # compact commits nothing).
+                    if n == 0:
+                        assert compacted.wait(timeout=300), "no OPTIMIZE compacted a file"
             finally:
                 merging.clear()
 
         def optimizer() -> None:
             # Compacts the files each MERGE leaves, for as long as the merges run.
             while merging.is_set():
-                retry.run_with_retry(
+                [done] = retry.run_with_retry(
                     lambda: spark.sql(f"optimize {target}").collect(), target, "OPTIMIZE"
                 )
+                if done.metrics.numFilesRemoved:
+                    compacted.set()
                 time.sleep(0.5)
 
         def appender() -> None:
