@@ -23,7 +23,7 @@ from collections import Counter
 import pytest
 
 from python_tests.conftest import RELIABILITY, unique_schema
-from python_tests.integration.conftest import DbtProject
+from python_tests.integration.conftest import SHOP_THREADS, DbtProject
 from python_tests.shop_reference import (
     COLUMNS,
     KEYS,
@@ -38,20 +38,18 @@ from python_tests.shop_reference import (
 pytestmark = pytest.mark.sequence  # make test-sequences
 
 
-def build_of(models) -> tuple[str, ...]:
-    """`dbt build` of `models` and everything upstream of them, without tests."""
+def build_of(models, seeds: bool = True) -> tuple[str, ...]:
+    """`dbt build` of `models` and everything upstream of them, without tests, with the
+    threads of a production build; `seeds=False` leaves the seeds out (a sequence never
+    changes them: a project's first build loads them, the next ones need not)."""
     selected = (f"+{model}" for model in models)
-    return (
-        "build",
-        "--select",
-        *selected,
-        "--exclude",
-        "resource_type:test",
-        "resource_type:unit_test",
+    left_out = ("resource_type:test", "resource_type:unit_test") + ("resource_type:seed",) * (
+        not seeds
     )
+    return ("build", "--threads", SHOP_THREADS, "--select", *selected, "--exclude", *left_out)
 
 
-BUILD = build_of(COLUMNS)
+BUILD, REBUILD = build_of(COLUMNS), build_of(COLUMNS, seeds=False)
 # Another writer's commits that rewrite bronze rows (one after each batch but the first, in
 # this order); REWRITTEN_VALUES changes values and keeps updated_at, so that only the models'
 # recompute of the touched keys can see it: a line or a payment moves to another order.
@@ -192,7 +190,7 @@ def run_sequence(delta_spark, tmp_path_factory, seed: int, batches: int) -> None
     points = sequence.build_points()
     for batch in points:
         sequence.load(through=batch)
-        sequence.incremental.dbt(*BUILD)
+        sequence.incremental.dbt(*(BUILD if batch == points[0] else REBUILD))
         last = batch == points[-1]
         if last:
             sequence.full_refresh.dbt(*BUILD, "--full-refresh")
