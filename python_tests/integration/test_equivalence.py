@@ -43,9 +43,9 @@ def build_of(models, seeds: bool = True) -> tuple[str, ...]:
     threads of a production build; `seeds=False` leaves the seeds out (a sequence never
     changes them: a project's first build loads them, the next ones need not)."""
     selected = (f"+{model}" for model in models)
-    left_out = ("resource_type:test", "resource_type:unit_test") + ("resource_type:seed",) * (
-        not seeds
-    )
+    left_out = ["resource_type:test", "resource_type:unit_test"]
+    if not seeds:
+        left_out.append("resource_type:seed")
     return ("build", "--threads", SHOP_THREADS, "--select", *selected, "--exclude", *left_out)
 
 
