@@ -109,11 +109,11 @@ test-metastore: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -s -m metastore python_tests/integration/test_metastore.py
 
 ## What a stranger does: the adapter's wheel alone in a clean virtualenv, `dbt init`, the
-## operations package by path, a project with no file_format built twice, cloned, inspected;
-## delta_ops' own integration tests (as `make test-ops` runs them) from a copy of the folder;
+## operations package by path, a project with no file_format (a copy of delta_ops' integration
+## tests) built twice, its operation tests run (as `make test-ops` runs them), cloned, inspected;
 ## a copied `lakehouse` home refused, and a new home's first command quiet (a whole first
 ## `lakehouse run`'s output: test-multihost). Two pytest processes (a module stays in one): the
-## two strangers beside delta_ops' tests.
+## stranger on the pinned stack beside the one on the oldest stack and the home's tests.
 test-dist: $(INSTALLED)
 	$(BIN)/python -m pytest -rA -m distribution $(IN_WORKERS) \
 		python_tests/distribution python_tests/integration/test_cli.py

@@ -1,8 +1,11 @@
 """What a stranger does with the two deliverables, nothing of this project installed: the
 adapter's wheel alone in a clean virtualenv, `dbt init` answering its prompts, the operations
-package added by path to a small project with no `file_format` anywhere (the package's
-integration tests), `dbt build` twice, `dbt clone` to another schema, one operation. The
-tables are read from outside, with delta-rs. `make test-dist`."""
+package added by path to a small project with no `file_format` anywhere (a copy of the
+package's integration tests: nothing is written into the repository), `dbt build` twice, the
+package's own operation tests (as `make test-ops` runs them, on the profile `dbt init` wrote),
+`dbt clone` to another schema, one operation. Each dbt command is a process of its own (its
+own Spark JVM), as a user runs them. The tables are read from outside, with delta-rs. The
+oldest supported stack: test_oldest_pair.py. `make test-dist`."""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -20,104 +22,67 @@ import yaml
 from deltalake import DeltaTable
 
 from dbt.adapters.sparkdelta.__version__ import version as adapter_version
-from dbt.adapters.sparkdelta.session import SPARK_IVY_DIR, ivy_jar_name
 from python_tests.conftest import PROJECT_DIR
+from python_tests.distribution.strangers import (
+    PACKAGE_TESTS,
+    SCHEMA,
+    TABLES,
+    listing,
+    make_stranger,
+    pinned_stack,
+    resolved_delta_jar,
+    run,
+    versions,
+)
 
 pytestmark = pytest.mark.distribution
 
-ADAPTER_DIR = PROJECT_DIR / "dbt-sparkdelta"
-PACKAGE_DIR = PROJECT_DIR / "delta_ops"
-TABLES = ["people", "people_table", "people_merged", "people_history"]
-# dbt init's prompts: adapter (1: sparkdelta, listed first), method (1: session),
-# session_home (default), schema, threads.
-INIT_ANSWERS = "1\n1\n\nanalytics\n1\n"
-
-
-def run(*command: str | Path, cwd: Path, env: dict[str, str], stdin: str | None = None) -> str:
-    proc = subprocess.run(
-        [str(part) for part in command], cwd=cwd, env=env, input=stdin,
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert proc.returncode == 0, f"{command} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-    return proc.stdout
-
-
-def versions(warehouse: Path, schema: str) -> dict[str, int]:
-    return {name: DeltaTable(str(warehouse / f"{schema}.db" / name)).version() for name in TABLES}
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory) -> dict[str, Path]:
-    """Both wheels, built from copies of their sources (a build writes into its source tree)."""
-    out = tmp_path_factory.mktemp("dist")
-    sources = tmp_path_factory.mktemp("sources")
-    skip = shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
-    shutil.copytree(ADAPTER_DIR, sources / "adapter", ignore=skip)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(PROJECT_DIR / name, sources / name)
-    shutil.copytree(PROJECT_DIR / "src", sources / "src", ignore=skip)
-    for source in (sources / "adapter", sources):
-        run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", out, source,
-            cwd=out, env=dict(os.environ))  # fmt: skip
-    found = {path.name.split("-")[0]: path for path in out.glob("*.whl")}
-    assert set(found) == {"dbt_sparkdelta", "delta_lakehouse"}, found
-    return found
-
-
-# The oldest stack the adapter supports: CI builds the stranger's project on it too.
-OLDEST_PAIR = ["pyspark==4.0.1", "delta-spark==4.0.1", "dbt-core~=1.11.0"]
-
-
-def pinned_stack() -> list[str]:
-    """The stack this suite runs on (pyproject.toml's pins), for the stranger's pip: the newest
-    releases PyPI serves need what this machine cannot fetch (delta-spark 4.4.1's jars are not
-    on Maven Central here; dbt-core 1.12.6's parser downloads its wheel from GitHub)."""
-    names = ("pyspark", "delta-spark", "dbt-core", "dbt-core-experimental-parser")
-    return [f"{name}=={metadata.version(name)}" for name in names]
-
-
-def make_stranger(work: Path, wheel: Path, stack: list[str]) -> tuple[Path, Path, dict[str, str]]:
-    """A clean virtualenv with the adapter's wheel and its `session` extra on `stack`, a new
-    user's home (empty Ivy cache and ~/.m2: Spark resolves Delta from Maven Central), and the
-    operations package's integration project with the profile `dbt init` writes."""
-    venv, home = work / "venv", work / "home"
-    home.mkdir()
-    ours = ("VIRTUAL_ENV", "PYTHONPATH")
-    env = {k: v for k, v in os.environ.items() if k not in ours and not k.startswith("LAKEHOUSE_")}
-    pip_cache = run(sys.executable, "-m", "pip", "cache", "dir", cwd=work, env=env).strip()
-    # The JVM takes its home (Ivy's cache, ~/.m2) from user.home, not $HOME; pip keeps its
-    # cache (pyspark is a source package, built once).
-    env.update(HOME=str(home), JAVA_TOOL_OPTIONS=f"-Duser.home={home}", PIP_CACHE_DIR=pip_cache)
-    python = f"{sys.base_prefix}/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-    run(python, "-m", "venv", venv, cwd=work, env=env)
-    constraints = work / "constraints.txt"
-    constraints.write_text("\n".join(stack) + "\n")
-    pip = [venv / "bin" / "python", "-m", "pip", "install", "--quiet", "-c", constraints]
-    run(*pip, f"{wheel}[session]", cwd=work, env=env)
-    project = work / "project"
-    # the project as committed, less its own profile: the stranger's comes from `dbt init`
-    leave_out = ("profiles.yml", "package-lock.yml", "target", "dbt_packages", "logs")
-    shutil.copytree(
-        PACKAGE_DIR / "integration_tests", project, ignore=shutil.ignore_patterns(*leave_out)
-    )
-    (project / "packages.yml").write_text(f"packages:\n  - local: {PACKAGE_DIR}\n")
-    env["DBT_PROFILES_DIR"] = str(work / "profiles")
-    dbt = venv / "bin" / "dbt"
-    run(dbt, "init", cwd=project, env=env, stdin=INIT_ANSWERS)
-    run(dbt, "deps", cwd=project, env=env)
-    return venv, project, env
-
-
-def resolved_delta_jar(home: Path, python: Path) -> Path:
-    """Where Spark's Ivy put the delta-spark jar of that virtualenv's pyspark and delta-spark."""
-    coordinate = run(python, "-c", "from dbt.adapters.sparkdelta.session import "
-                     "delta_coordinates; print(delta_coordinates()[0])",
-                     cwd=home, env={"PATH": os.environ["PATH"]}).strip()  # fmt: skip
-    return home / SPARK_IVY_DIR / "jars" / ivy_jar_name(coordinate)
+# A check line per operation, dry run and real run (run_all_operation_tests logs one per check).
+OPERATION_CHECKS = [
+    "clone_schema cloned the",
+    "clone_schema copied no file",
+    "clone at version",
+    "clone at timestamp",
+    "optimize_tables where p = a",
+    "optimize_tables zorder_by id",
+    "vacuum is a dry run by default",
+    "vacuum lite (retain 0 hours)",
+    "reorg_purge rewrote the files with deletion vectors",
+    "history limit 3 showed 3 entries",
+    "detail reported events'",
+    "table_health covered every table",
+    "enable_table_feature v2Checkpoint",
+    "enable_table_feature again: already enabled",
+    "drop_table_feature is a dry run by default",
+    "drop_table_feature dry_run false",
+    "apply_property_policy is a dry run by default",
+    "apply_property_policy dry_run false",
+    "apply_property_policy again",
+    "restore is a dry run until confirmed",
+    "restore by timestamp",
+    "restore confirm",
+    "erase is a dry run by default",
+    f"erase: account 1 deleted from {SCHEMA}_ops.erase_with_dv",
+    f"erase: account 1 deleted from {SCHEMA}_ops.erase_plain",
+    "diff_relations of accounts' version",
+    "diff_relations per column",
+    "diff_relations save_to",
+    "diff_relations of version",
+    "diff_relations of a relation that does not exist",
+    "diff_relations with fail_on_diff",
+    "drop_schema is a dry run by default",
+    "drop_schema dry_run false",
+]
 
 
 @pytest.fixture(scope="module")
-def stranger(wheels, tmp_path_factory):
+def source_listing() -> set[str]:
+    """The package's integration tests' folder before a stranger copies it."""
+    return listing(PACKAGE_TESTS)
+
+
+@pytest.fixture(scope="module")
+def stranger(wheels, source_listing, tmp_path_factory):
     """The stranger on the stack this suite runs on."""
     work = tmp_path_factory.mktemp("stranger")
     return make_stranger(work, wheels["dbt_sparkdelta"], pinned_stack())
@@ -128,13 +93,37 @@ def built(stranger):
     venv, project, env = stranger
     dbt = venv / "bin" / "dbt"
     warehouse = project / ".sparkdelta" / "warehouse"
-    run(dbt, "build", cwd=project, env=env)
-    first = versions(warehouse, "analytics")
+    said = run(dbt, "build", cwd=project, env=env)
+    first = versions(warehouse, SCHEMA)
     seed = project / "seeds" / "people.csv"
     seed.write_text(seed.read_text().replace("3,Ada,\n", "3,Ada,math\n"))  # one changed row
     run(dbt, "build", cwd=project, env=env)
-    second = versions(warehouse, "analytics")
-    return dbt, project, env, warehouse, first, second
+    second = versions(warehouse, SCHEMA)
+    return dbt, project, env, warehouse, first, second, said
+
+
+@pytest.fixture(scope="module")
+def operated(built) -> dict[str, subprocess.CompletedProcess]:
+    """The package's operation tests after the two builds (its checks count from the last
+    one), each command's outcome by name: each test below reports its own."""
+    dbt, project, env, *_ = built
+    commands = {
+        "operations": ["run-operation", "run_all_operation_tests"],
+        "fail_on_diff": [
+            "run-operation", "diff_relations",
+            "--args", "{a: accounts, b: raw_accounts, fail_on_diff: true}",
+        ],
+    }  # fmt: skip
+    return {
+        name: subprocess.run(
+            [str(dbt), *args], cwd=project, env=env, capture_output=True, text=True, timeout=1800
+        )
+        for name, args in commands.items()
+    }
+
+
+def printed(outcome: subprocess.CompletedProcess) -> str:
+    return outcome.stdout + outcome.stderr
 
 
 class TestStrangerInstall:
@@ -164,9 +153,15 @@ class TestStrangerInstall:
         }  # fmt: skip
 
     def test_every_node_is_delta_and_its_history_grows(self, built):
-        *_, first, second = built
+        *_, first, second, _ = built
         for name in TABLES:
             assert second[name] > first[name], name
+
+    def test_the_time_travel_models_equal_their_expected_rows(self, built):
+        first_build = built[-1]
+        for test in ("equal_rows_accounts_history_", "equal_rows_accounts_as_of_"):
+            assert re.search(rf"PASS {test}", first_build), first_build
+        assert re.search(r"Done\. PASS=\d+ WARN=0 ERROR=0 SKIP=0", first_build), first_build
 
     def test_delta_was_resolved_from_maven_central_into_the_new_home(self, built):
         venv, env = built[1].parent / "venv", built[2]
@@ -208,43 +203,23 @@ class TestStrangerInstall:
         for name in TABLES:
             assert re.search(rf"analytics_clone\.{name}\s+ok\s", said), said
 
+    def test_every_operation_does_what_it_says_on_the_tables(self, operated):
+        operations = operated["operations"]
+        assert operations.returncode == 0, printed(operations)[-6000:]
+        passed = re.findall(r"operation tests: ok  (.*)$", operations.stdout, re.MULTILINE)
+        missing = [c for c in OPERATION_CHECKS if not any(line.startswith(c) for line in passed)]
+        assert not missing, f"no such check passed: {missing}\n{operations.stdout}"
+        [total] = re.findall(r"operation tests: all (\d+) checks passed", operations.stdout)
+        assert int(total) == len(passed) >= len(OPERATION_CHECKS)
 
-OLDEST_IDENTITY_MODEL = """{{ config(materialized='table', identity_columns=['person_sk']) }}
-select id, name from {{ ref('people') }}
-"""
+    def test_fail_on_diff_fails_the_command_on_relations_that_differ(self, operated):
+        outcome = operated["fail_on_diff"]
+        assert outcome.returncode != 0, printed(outcome)
+        assert (
+            f"diff_relations: data differs: 1 removed, 1 added, 1 changed (a = {SCHEMA}.accounts, "
+            f"b = {SCHEMA}.raw_accounts); fail_on_diff is set."
+        ) in printed(outcome)
+        assert "Compilation Error" not in printed(outcome)
 
-
-@pytest.fixture(scope="module")
-def oldest(wheels, tmp_path_factory):
-    """The stranger on the oldest supported pair, its project built once."""
-    work = tmp_path_factory.mktemp("oldest")
-    venv, project, env = make_stranger(work, wheels["dbt_sparkdelta"], OLDEST_PAIR)
-    run(venv / "bin" / "dbt", "build", cwd=project, env=env)
-    return venv, project, env
-
-
-class TestOldestSupportedPair:
-    """The adapter's lower edge: pyspark 4.0.1 with Delta 4.0.1 (built for Spark 4.0) and
-    dbt-core 1.11, from an empty Ivy cache; a feature Delta 4.0 lacks is refused, naming the
-    release that brings it."""
-
-    def test_the_project_builds_delta_tables(self, oldest):
-        venv, project, env = oldest
-        said = run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
-        assert re.search(r"installed: 1\.11\.", said), said
-        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").name == (
-            "io.delta_delta-spark_2.13-4.0.1.jar"
-        )
-        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").exists()
-        warehouse = project / ".sparkdelta" / "warehouse"
-        assert all(version >= 0 for version in versions(warehouse, "analytics").values())
-
-    def test_identity_columns_are_refused_naming_delta_4_4(self, oldest):
-        venv, project, env = oldest
-        (project / "models" / "people_keyed.sql").write_text(OLDEST_IDENTITY_MODEL)
-        proc = subprocess.run(
-            [str(venv / "bin" / "dbt"), "run", "-s", "people_keyed"], cwd=project, env=env,
-            capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
-        assert proc.returncode != 0, proc.stdout
-        assert "need Delta 4.4 or newer" in proc.stdout, proc.stdout[-3000:]
+    def test_nothing_is_written_into_the_repository(self, operated, source_listing):
+        assert sorted(listing(PACKAGE_TESTS) - source_listing) == []
