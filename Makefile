@@ -214,9 +214,11 @@ bench: $(BENCH_INSTALLED)
 	$(BIN)/python -m lakehouse.bench.run
 
 ## The benchmark at its smallest scale, once, into a temporary directory (docs/bench/ untouched):
-## CI's proof that every scenario still runs. Its timings mean nothing.
+## CI's proof that every scenario still runs. Its timings mean nothing. Bronze at two ages only
+## (1 and 2: the re-sends and their full refresh run once, as at every later age).
 bench-smoke: $(BENCH_INSTALLED)
 	LAKEHOUSE_BENCH_SCALES=20000 LAKEHOUSE_BENCH_LARGE_SCALES= LAKEHOUSE_BENCH_REPEATS=1 \
+		LAKEHOUSE_BENCH_BRONZE_AGES=1,2 \
 		LAKEHOUSE_BENCH_OUT=$$(mktemp -d) $(BIN)/python -m lakehouse.bench.run > /dev/null
 
 ## The analyst's loop (docs/analyst.md) timed as typed, each `lakehouse dev` command a process of its

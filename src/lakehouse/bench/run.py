@@ -10,6 +10,8 @@ the JVM. Each scale gets its own throw-away schemas. Settings (environment):
 - `LAKEHOUSE_BENCH_REPEATS`: repetitions per scale (default 3); `LAKEHOUSE_BENCH_REPEATS_LARGE`
   for scales of 2 million order lines and more (default 2)
 - `LAKEHOUSE_BENCH_FILE_SIZE_MB`: the target file size of OPTIMIZE (default 4)
+- `LAKEHOUSE_BENCH_BRONZE_AGES`: bronze's ages in "scenario 1 as bronze ages", as multiples of
+  the initial load, comma-separated (default 1,2,4)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from lakehouse.bench.measure import MEMORY_SAMPLE_S, MemorySampler, log, machine
 from lakehouse.bench.project import Dbt
 from lakehouse.bench.scenarios import (
     ALL_MODELS,
+    BRONZE_AGES,
     CHANGE_FRACTION,
     CHANGE_MODELS,
     INCREMENTAL_MODELS,
@@ -51,6 +54,11 @@ def _scales(variable: str = "LAKEHOUSE_BENCH_SCALES", default: str = "100000,100
 
 def _large_scales() -> list[int]:
     return _scales("LAKEHOUSE_BENCH_LARGE_SCALES", "20000000")
+
+
+def _bronze_ages() -> tuple[int, ...]:
+    raw = os.environ.get("LAKEHOUSE_BENCH_BRONZE_AGES")
+    return tuple(int(part) for part in raw.split(",")) if raw else BRONZE_AGES
 
 
 def _repeats(order_lines: int) -> int:
@@ -95,7 +103,7 @@ def run_scale(
         scenarios.update(no_change_runs(dbt, no_change_models))
     if not changes_only:
         with _step("scenario 1 as bronze ages", steps):
-            scenarios.update(bronze_age(spark, dbt, shop))
+            scenarios.update(bronze_age(spark, dbt, shop, _bronze_ages()))
         with _step("scenario 3: deletion vectors", steps):
             scenarios.update(deletion_vectors(spark, schema, repeats))
         with _step("scenario 5: dbt overhead", steps):
