@@ -44,10 +44,8 @@ class TestOldestSupportedPair:
         venv, project, env = oldest
         said = run(venv / "bin" / "dbt", "--version", cwd=project, env=env)
         assert re.search(r"installed: 1\.11\.", said), said
-        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").name == (
-            "io.delta_delta-spark_2.13-4.0.1.jar"
-        )
-        assert resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python").exists()
+        jar = resolved_delta_jar(Path(env["HOME"]), venv / "bin" / "python")
+        assert jar.name == "io.delta_delta-spark_2.13-4.0.1.jar" and jar.exists(), jar
         warehouse = project / ".sparkdelta" / "warehouse"
         assert all(version >= 0 for version in versions(warehouse, SCHEMA).values())
 

@@ -46,19 +46,23 @@ from lakehouse.bench.scenarios import (
 from lakehouse.settings import session_settings
 
 
-def _scales(variable: str = "LAKEHOUSE_BENCH_SCALES", default: str = "100000,1000000,5000000"):
+def _integers(variable: str, default: str) -> list[int]:
+    """A comma-separated list of integers from the environment; set but empty: none."""
     raw = os.environ.get(variable)
     raw = default if raw is None else raw
     return [int(value.strip().replace("_", "")) for value in raw.split(",") if value.strip()]
 
 
+def _scales() -> list[int]:
+    return _integers("LAKEHOUSE_BENCH_SCALES", "100000,1000000,5000000")
+
+
 def _large_scales() -> list[int]:
-    return _scales("LAKEHOUSE_BENCH_LARGE_SCALES", "20000000")
+    return _integers("LAKEHOUSE_BENCH_LARGE_SCALES", "20000000")
 
 
-def _bronze_ages() -> tuple[int, ...]:
-    raw = os.environ.get("LAKEHOUSE_BENCH_BRONZE_AGES")
-    return tuple(int(part) for part in raw.split(",")) if raw else BRONZE_AGES
+def _bronze_ages() -> list[int]:
+    return _integers("LAKEHOUSE_BENCH_BRONZE_AGES", ",".join(map(str, BRONZE_AGES)))
 
 
 def _repeats(order_lines: int) -> int:
