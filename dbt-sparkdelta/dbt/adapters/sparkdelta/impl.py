@@ -80,6 +80,7 @@ class SparkDeltaAdapter(SparkAdapter):
         from dbt_common.invocation import get_invocation_id
 
         default_file_format(getattr(config, "model", None))
+        default_cdf_check_cols(getattr(config, "model", None))
 
         connection = self.connections.get_if_exists()
         metadata = {
@@ -551,6 +552,15 @@ def default_file_format(node: Any) -> None:
     node_config = node.config
     if not node_config.get("file_format"):
         node_config["file_format"] = DEFAULT_FILE_FORMAT
+
+
+def default_cdf_check_cols(node: Any) -> None:
+    """A `strategy: cdf` snapshot compares the columns the check strategy would: check_cols,
+    'all' unless the snapshot names them (dbt's check strategy requires the setting)."""
+    if getattr(node, "resource_type", None) != "snapshot":
+        return
+    if node.config.get("strategy") == "cdf" and not node.config.get("check_cols"):
+        node.config["check_cols"] = "all"
 
 
 def properties_from_detail(detail: Mapping[str, Any]) -> dict[str, str] | None:
