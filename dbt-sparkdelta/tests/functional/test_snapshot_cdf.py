@@ -245,7 +245,7 @@ class TestSnapshotCdfRandomHistories(SnapshotCdfProject):
         people.create({key: _row(draw) for key in range(1, 6)})
         snapshot(self.modes)
         assert_cdf_equals_check(project, self.modes, f"seed {seed}, first run")
-        for run in range(1, 7):
+        for run in range(1, 6):
             commits = []
             for _ in range(draw.randint(0, 3)):
                 commits.append(_random_commit(draw, people))

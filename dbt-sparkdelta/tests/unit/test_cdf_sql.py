@@ -74,12 +74,15 @@ def test_only_a_snapshot_deletes_the_rows_it_does_not_hold(cdf_merge):
     assert not cdf_merge(is_snapshot=False).endswith("then delete")
 
 
+LOCATION = "file:/warehouse/bronze.db/orders"  # the upstream's, from DESCRIBE DETAIL
+
+
 @pytest.fixture
 def touched_rows(macros, relation):
     """cdf_touched_rows of `bronze`.`orders` under a read plan of the given kind."""
 
     def render(kind: str, keys=("order_id", "line_no"), appends_only=False, **options) -> str:
-        plan = {"table": "bronze.orders", "kind": kind, "start": 6, "end": 9}
+        plan = {"table": "bronze.orders", "kind": kind, "start": 6, "end": 9, "location": LOCATION}
         plan["appends_only"] = appends_only
         macros.context["load_relation"] = lambda upstream: upstream
         macros.context["is_incremental"] = lambda: kind != "snapshot"
@@ -93,7 +96,7 @@ def test_touched_rows_add_the_current_rows_of_every_key_a_change_touched(touched
     sql = touched_rows("changes")
     changes = (
         "(select *, '{\"bronze.orders\": 9}' as _cdf_watermark "
-        "from table_changes('bronze.orders', 6, 9))"
+        f"from table_changes_by_path('{LOCATION}', 6, 9))"
     )
     # every change row (updates' pre-images and deletes too), then the current rows
     assert sql.startswith(f"(select * from {changes} as changes union all select current_rows.*, ")
@@ -128,7 +131,7 @@ def folding(macros, touched_rows):
 
 CHANGES = (
     "(select *, '{\"bronze.orders\": 9}' as _cdf_watermark "
-    "from table_changes('bronze.orders', 6, 9))"
+    f"from table_changes_by_path('{LOCATION}', 6, 9))"
 )
 REWRITES = (
     f"(select * from {CHANGES} as changes where _change_type in ('update_preimage', 'delete'))"

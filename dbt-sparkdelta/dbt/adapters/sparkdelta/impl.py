@@ -234,11 +234,19 @@ class SparkDeltaAdapter(SparkAdapter):
     def cdf_read_plan(
         self, model: str, upstream: Any, target: Any | None, on_gap: str | None
     ) -> dict[str, Any]:
-        """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan)."""
+        """What a SQL `cdf` model reads of `upstream` in this run (see change_feed.read_plan);
+        with changes to read, also the table's `location`: table_changes_by_path reads them,
+        since in a query that also reads the table by name Delta resolves
+        table_changes('<name>', ...) to the table itself (Spark's relation cache keys a read by
+        name and time travel only), and a join of the changes with their table would silently
+        get the table's rows on both sides."""
         with _as_dbt_error(change_feed.ChangeFeedError):
             plan = change_feed.read_plan(
                 self._histories(), model, str(upstream), str(target) if target else None, on_gap
             )
+        if plan["kind"] == "changes":
+            _, detail = self.execute(f"describe detail {upstream}", fetch=True)
+            plan["location"] = detail.rows[0]["location"]
         self._cdf_pins.setdefault(model, {})[plan["table"]] = plan["end"]
         return plan
 

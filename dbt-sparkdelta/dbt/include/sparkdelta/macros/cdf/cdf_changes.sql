@@ -5,8 +5,9 @@
 
   What is read is decided by the adapter (adapter.cdf_read_plan, the same rule Python models
   follow through ChangeFeed): the end version is pinned when the model compiles; after a
-  watermark, Delta's table_changes(upstream, watermark + 1, end) (no rows when the upstream has
-  no new version); without one (first run, --full-refresh), the upstream as of the end version
+  watermark, Delta's table_changes_by_path(upstream's location, watermark + 1, end) (no rows
+  when the upstream has no new version; by path, so that the model may join the changes with
+  the upstream by name: see adapter.cdf_read_plan); without one (first run, --full-refresh), the upstream as of the end version
   as 'snapshot' rows. When the upstream's history no longer reaches back to the watermark: an
   error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
 -#}
@@ -31,7 +32,7 @@
 {% macro _cdf_rows_sql(upstream, plan) -%}
   {%- set watermark = sql_string(tojson({plan.table: plan.end})) ~ " as _cdf_watermark" -%}
   {%- if plan.kind == 'changes' -%}
-(select *, {{ watermark }} from table_changes({{ sql_string(plan.table) }}, {{ plan.start }}, {{ plan.end }}))
+(select *, {{ watermark }} from table_changes_by_path({{ sql_string(plan.location) }}, {{ plan.start }}, {{ plan.end }}))
   {%- elif plan.kind == 'snapshot' -%}
 (select
     *,

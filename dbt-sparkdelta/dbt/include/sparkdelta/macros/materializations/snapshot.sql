@@ -59,16 +59,9 @@
         {%- set staging_table = spark_build_snapshot_staging_table(strategy, sql, target_relation) -%}
       {%- endif -%}
       {%- do adapter.expand_target_column_types(from_relation=staging_table, to_relation=target_relation) -%}
-      {%- set bookkeeping = ['dbt_change_type', 'dbt_unique_key'] -%}
-      {%- set missing_columns = [] -%}
-      {%- for column in adapter.get_missing_columns(staging_table, target_relation)
-          if not (column.name | lower).startswith('dbt_unique_key') and column.name | lower not in bookkeeping -%}
-        {%- do missing_columns.append(column) -%}
-      {%- endfor -%}
-      {%- do create_columns(target_relation, missing_columns) -%}
+      {%- do create_columns(target_relation, _snapshot_row_columns(adapter.get_missing_columns(staging_table, target_relation))) -%}
       {%- set quoted_source_columns = [] -%}
-      {%- for column in adapter.get_columns_in_relation(staging_table)
-          if not (column.name | lower).startswith('dbt_unique_key') and column.name | lower not in bookkeeping -%}
+      {%- for column in _snapshot_row_columns(adapter.get_columns_in_relation(staging_table)) -%}
         {%- do quoted_source_columns.append(adapter.quote(column.name)) -%}
       {%- endfor -%}
       {%- set final_sql = snapshot_merge_sql(target=target_relation, source=staging_table, insert_cols=quoted_source_columns) -%}
@@ -102,3 +95,14 @@
   {{ run_hooks(post_hooks, inside_transaction=False) }}
   {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+
+{#- The staging columns a snapshot's table holds: not dbt's bookkeeping (dbt_change_type, and
+    dbt_unique_key or dbt_unique_key_<n> for a key of several columns). -#}
+{% macro _snapshot_row_columns(columns) %}
+  {%- set kept = [] -%}
+  {%- for column in columns if column.name | lower != 'dbt_change_type' and not (column.name | lower).startswith('dbt_unique_key') -%}
+    {%- do kept.append(column) -%}
+  {%- endfor -%}
+  {{ return(kept) }}
+{% endmacro %}

@@ -71,13 +71,11 @@
   {%- set cdf = strategy.cdf -%}
   {%- set target = target_relation -%}
   {%- if cdf.plan.kind == 'changes' -%}
-    {#-- by path: in a query that also reads the table by name (the snapshot's query does),
-         Delta 4.4 on Spark 4.1 resolves table_changes('<name>', ...) to the table itself, so
-         every row would count as touched (see test_snapshot_cdf) --#}
-    {%- set location = describe_detail(cdf.upstream)['location'] -%}
+    {#-- by path (the plan's location): the snapshot's query reads the table by name, and
+         with table_changes('<name>', ...) beside it every row would count as touched --#}
     {%- set touched -%}
 (select distinct {{ cdf['keys'] | join(', ') }}
-from table_changes_by_path({{ sql_string(location) }}, {{ cdf.plan.start }}, {{ cdf.plan.end }}))
+from table_changes_by_path({{ sql_string(cdf.plan.location) }}, {{ cdf.plan.start }}, {{ cdf.plan.end }}))
     {%- endset -%}
     {%- set target = _snapshot_cdf_scope(target_relation) -%}
     {%- call statement('build_snapshot_cdf_scope') -%}
