@@ -4,7 +4,8 @@
   rather than over the whole upstream. A key no commit touched has the same row as at that
   run, so the check strategy would find no change for it; a key a commit touched is compared
   as the check strategy compares it (its row changed, is new, or is gone: a hard delete). So
-  the two give the same snapshot on every history, and the cost follows the change.
+  the two give the same snapshot on every history, and only the touched keys' rows are
+  compared and merged.
 
   The upstream is the snapshot's one ref or source (a YAML snapshot's `relation`, or the one
   table a SQL snapshot selects from, row by row); the unique_key columns are its columns.
