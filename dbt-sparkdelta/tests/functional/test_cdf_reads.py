@@ -8,13 +8,7 @@ from __future__ import annotations
 import pytest
 from dbt.tests.util import run_dbt
 
-SOURCES_YML = """
-sources:
-  - name: raw
-    schema: "{{ target.schema }}"
-    tables:
-      - name: people
-"""
+from .people_upstream import SOURCES_YML, Upstream
 
 ENRICHED_SQL = """
 {{ config(materialized='incremental', incremental_strategy='cdf', unique_key='id') }}
@@ -36,22 +30,18 @@ class TestCdfChangesJoinedWithTheirTable:
         return {"sources.yml": SOURCES_YML, "people_enriched.sql": ENRICHED_SQL}
 
     def test_the_changes_and_the_table_are_each_what_they_are(self, project):
-        people = f"{project.test_schema}.people"
-        project.run_sql(
-            f"create table {people} (id int, name string, city string) using delta "
-            "tblproperties ('delta.enableChangeDataFeed' = 'true')"
-        )
-        project.run_sql(f"insert into {people} values (1, 'Ann', 'Oslo'), (2, 'Bo', 'Lyon')")
+        people = Upstream(project)
+        people.create({1: ("Ann", "Oslo"), 2: ("Bo", "Lyon")})
         run_dbt(["run"])
-        project.run_sql(f"update {people} set name = 'Anna', city = 'Porto' where id = 1")
-        project.run_sql(f"delete from {people} where id = 2")
-        project.run_sql(f"insert into {people} values (3, 'Zoë', null)")
+        people.update(1, "Anna", "Porto")
+        people.delete([2])
+        people.insert({3: ("Zoë", None)})
         run_dbt(["run"])
 
         enriched = project.run_sql(
             f"select id, name, current_city from {project.test_schema}.people_enriched",
             fetch="all",
         )
-        expected = project.run_sql(f"select id, name, city from {people}", fetch="all")
+        expected = project.run_sql(f"select id, name, city from {people.table}", fetch="all")
         assert sorted(map(tuple, enriched)) == sorted(map(tuple, expected))
         assert sorted(map(tuple, expected)) == [(1, "Anna", "Porto"), (3, "Zoë", None)]

@@ -7,8 +7,8 @@
   follow through ChangeFeed): the end version is pinned when the model compiles; after a
   watermark, Delta's table_changes_by_path(upstream's location, watermark + 1, end) (no rows
   when the upstream has no new version; by path, so that the model may join the changes with
-  the upstream by name: see adapter.cdf_read_plan); without one (first run, --full-refresh), the upstream as of the end version
-  as 'snapshot' rows. When the upstream's history no longer reaches back to the watermark: an
+  the upstream by name: see adapter.cdf_read_plan); without one (first run, --full-refresh),
+  the upstream as of the end version as 'snapshot' rows. When the upstream's history no longer reaches back to the watermark: an
   error, or a snapshot when the model sets cdf_on_gap='full_refresh'.
 -#}
 {% macro cdf_changes(upstream) %}
